@@ -1,0 +1,9 @@
+package org.sdp4j.conf;
+
+/**
+ * {@code log min-level N destination stderr|syslog|file NAME}. Levels as libsdp: 9 errors only ... 1 debug.
+ * Either part may be absent in a file ({@code minLevel == 0} / {@code destination == null}).
+ */
+public record LogSettings(int minLevel, Destination destination, String fileName) {
+    public enum Destination { STDERR, SYSLOG, FILE }
+}

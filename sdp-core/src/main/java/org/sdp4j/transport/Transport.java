@@ -1,0 +1,51 @@
+package org.sdp4j.transport;
+
+import java.io.IOException;
+import java.net.SocketImpl;
+import java.nio.channels.ServerSocketChannel;
+import java.nio.channels.SocketChannel;
+import java.nio.channels.spi.SelectorProvider;
+
+import org.sdp4j.conf.Family;
+
+/**
+ * A way to carry a stream connection. sdp-core ships the TCP transport (the JDK's own implementation);
+ * accelerated transports (rsockets in sdp-jni, UCX later) are found with {@link java.util.ServiceLoader}
+ * and never know about rules: the {@link Router} decides, a transport only carries.
+ */
+public interface Transport {
+
+    /** Short name for logs and the connection registry: {@code tcp}, {@code rsocket}, {@code ucx}. */
+    String name();
+
+    /** The rule family this transport serves ({@link Family#SDP} for rsockets). */
+    Family family();
+
+    /** Whether this transport can carry connections in this process. */
+    boolean isAvailable();
+
+    /** Why {@link #isAvailable()} is false (names the missing library, device, ...); {@code null} when available. */
+    Throwable unavailabilityCause();
+
+    /**
+     * A new, not yet created {@link SocketImpl} of this transport for the {@code java.net} path.
+     * The caller invokes {@code create(true)} and then connect/bind/listen/accept on it.
+     *
+     * @param server true for a {@code ServerSocket}'s impl
+     */
+    SocketImpl newSocketImpl(boolean server) throws IOException;
+
+    /** A new unconnected NIO socket channel of this transport. */
+    SocketChannel openSocketChannel(SelectorProvider provider) throws IOException;
+
+    /** A new unbound NIO server socket channel of this transport. */
+    ServerSocketChannel openServerSocketChannel(SelectorProvider provider) throws IOException;
+
+    /**
+     * A poller that can wait on this transport's descriptors and on kernel descriptors in one call
+     * (rsockets' {@code rpoll}); {@code null} when the transport's channels are plain kernel descriptors.
+     */
+    default Poller newPoller() throws IOException {
+        return null;
+    }
+}
