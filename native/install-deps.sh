@@ -1,0 +1,20 @@
+#!/usr/bin/env bash
+# Debian packages the build and the tests need (idempotent; quiet when everything is there).
+#   build:  gcc make, librdmacm-dev libibverbs-dev (headers for the JNI library; librdmacm is dlopen'ed at run time)
+#   tests:  rdma-core rdmacm-utils (rstream for interop), postgresql (pgjdbc end-to-end test)
+# The soft-RoCE VM's own packages (qemu from bookworm-backports, the 6.1 kernel) come from native/vm/setup.sh.
+set -euo pipefail
+pkgs=(gcc make maven librdmacm-dev libibverbs-dev rdma-core ibverbs-providers rdmacm-utils postgresql)
+missing=()
+for p in "${pkgs[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+[ ${#missing[@]} -eq 0 ] && exit 0
+if [ "$(id -u)" != 0 ]; then
+  echo "sdp4j: missing Debian packages: ${missing[*]} (run this script as root, or apt-get install them)" >&2
+  exit 1
+fi
+echo "sdp4j: installing ${missing[*]}" >&2
+export DEBIAN_FRONTEND=noninteractive
+apt-get update -qq
+apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null

@@ -1,0 +1,29 @@
+#!/usr/bin/env bash
+# The whole sdp4j test suite, as CI runs it (.ci/run calls this):
+#   1. Debian packages the build and tests need (native/install-deps.sh)
+#   2. build + unit + end-to-end tests on JDK 17 (mvn verify)
+#   3. the same tests on Temurin 25 when it is installed
+#   4. the RDMA tests inside a soft-RoCE qemu VM (native/vm/run-in-vm.sh), unless SDP4J_SKIP_VM=1
+set -euo pipefail
+cd "$(dirname "$0")"
+native/install-deps.sh
+
+MVN=(mvn -B -ntp)
+jdk17=${SDP4J_JDK17:-/usr/lib/jvm/java-17-openjdk-amd64}
+jdk25=${SDP4J_JDK25:-/usr/lib/jvm/temurin-25-jdk-amd64}
+
+echo "== JDK 17: build and test"
+JAVA_HOME=$jdk17 "${MVN[@]}" verify
+
+if [ -x "$jdk25/bin/java" ]; then
+  echo "== Temurin 25: test (classes built for release 17 above)"
+  JAVA_HOME=$jdk25 "${MVN[@]}" verify
+else
+  echo "== Temurin 25 not installed at $jdk25: skipped"
+fi
+
+if [ "${SDP4J_SKIP_VM:-0}" != 1 ] && [ -x native/vm/run-in-vm.sh ]; then
+  echo "== RDMA tests on soft-RoCE in a qemu VM"
+  native/vm/setup.sh
+  native/vm/run-in-vm.sh -- native/vm-tests/run-all.sh
+fi
