@@ -6,4 +6,12 @@ package org.sdp4j.conf;
  */
 public record LogSettings(int minLevel, Destination destination, String fileName) {
     public enum Destination { STDERR, SYSLOG, FILE }
+
+    /**
+     * The agent's {@code log=} option: {@code LEVEL}, {@code LEVEL:DEST} ... TODO(conf): the syntax.
+     * @throws IllegalArgumentException naming what was wrong
+     */
+    public static LogSettings parseOption(String spec) {
+        throw new IllegalArgumentException("log= option not implemented yet: " + spec);
+    }
 }

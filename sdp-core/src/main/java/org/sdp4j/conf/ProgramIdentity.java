@@ -31,6 +31,11 @@ public final class ProgramIdentity {
         return false;
     }
 
+    /** An identity with exactly one name (the {@code check --program NAME} case). */
+    public static ProgramIdentity of(String name) {
+        return new ProgramIdentity(List.of(name));
+    }
+
     /** The identity of this JVM (see the class comment for the sources, in order). */
     public static ProgramIdentity current() {
         return ProgramIdentities.detect();
