@@ -6,6 +6,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 
+import org.sdp4j.RuleSets;
 import org.sdp4j.Sdp4j;
 import org.sdp4j.conf.ConfigException;
 import org.sdp4j.conf.ConfigLocator;

@@ -1,4 +1,4 @@
-package org.sdp4j.agent;
+package org.sdp4j;
 
 import java.util.List;
 
@@ -9,11 +9,11 @@ import org.sdp4j.conf.Rule;
 import org.sdp4j.conf.RuleSet;
 
 /** Rule sets the agent makes itself. */
-final class RuleSets {
+public final class RuleSets {
     private RuleSets() {}
 
     /** What {@code onerror=tcp} runs with: every client and server on TCP, logged as such. */
-    static RuleSet allTcp(String source) {
+    public static RuleSet allTcp(String source) {
         return new RuleSet(source, List.of(
                 new Rule(0, "use tcp server * *:*", Family.TCP, Role.SERVER, "*", AddressPattern.ANY, 0, 65535),
                 new Rule(0, "use tcp client * *:*", Family.TCP, Role.CLIENT, "*", AddressPattern.ANY, 0, 65535)),

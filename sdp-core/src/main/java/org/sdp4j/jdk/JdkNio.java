@@ -1,0 +1,43 @@
+package org.sdp4j.jdk;
+
+import java.lang.reflect.Method;
+import java.nio.channels.spi.SelectorProvider;
+
+/**
+ * The JDK's own {@link SelectorProvider}. Once sdp4j's provider is installed, {@link SelectorProvider#provider()}
+ * returns sdp4j's, so the JDK's default is fetched from {@code sun.nio.ch.DefaultSelectorProvider}, which needs
+ * {@code sun.nio.ch} exported to sdp4j (the agent does it; other users add
+ * {@code --add-exports java.base/sun.nio.ch=ALL-UNNAMED}).
+ */
+public final class JdkNio {
+    private JdkNio() {}
+
+    private static final class Holder {
+        static final SelectorProvider DEFAULT;
+        static final Throwable FAILURE;
+
+        static {
+            SelectorProvider p = null;
+            Throwable f = null;
+            try {
+                Class<?> c = Class.forName("sun.nio.ch.DefaultSelectorProvider");
+                Method get = c.getMethod("get");
+                p = (SelectorProvider) get.invoke(null);
+            } catch (ReflectiveOperationException | RuntimeException e) {
+                f = e;
+            }
+            DEFAULT = p;
+            FAILURE = f;
+        }
+    }
+
+    /** The JDK's default provider; throws with the reason and the fix when it cannot be reached. */
+    public static SelectorProvider defaultProvider() {
+        if (Holder.DEFAULT == null) {
+            throw new IllegalStateException("sdp4j cannot reach the JDK's default SelectorProvider ("
+                    + Holder.FAILURE + "); use -javaagent:sdp4j-agent.jar, or add"
+                    + " --add-exports java.base/sun.nio.ch=ALL-UNNAMED", Holder.FAILURE);
+        }
+        return Holder.DEFAULT;
+    }
+}

@@ -1,0 +1,137 @@
+package org.sdp4j.net;
+
+import java.io.IOException;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.SocketAddress;
+import java.net.SocketException;
+import java.net.SocketImpl;
+
+import org.sdp4j.Sdp4j;
+import org.sdp4j.jdk.JdkNet;
+import org.sdp4j.log.SdpLog;
+import org.sdp4j.transport.Router;
+import org.sdp4j.transport.TcpTransport;
+import org.sdp4j.transport.Transport;
+
+/**
+ * The listener every {@code new ServerSocket()} gets. Bound as the JDK's own implementation, it is decided at
+ * {@code listen}, when the actual address and port are known (an ephemeral port is matched as the port it got):
+ * {@code server} rules keep it on TCP or move it to a transport's listener on the same address and port.
+ */
+final class SdpServerSocketImpl extends ForwardingSocketImpl {
+    private volatile Transport transport = TcpTransport.INSTANCE;
+
+    @Override
+    protected SocketImpl newDefaultDelegate() throws IOException {
+        return TcpTransport.INSTANCE.newSocketImpl(true);
+    }
+
+    @Override
+    protected void create(boolean stream) throws IOException {
+        if (!stream) {
+            throw new SocketException("a server socket is a stream socket");
+        }
+        SocketImpl d = newDefaultDelegate();
+        JdkNet.create(d, true);
+        delegate = d;
+    }
+
+    @Override
+    protected void bind(InetAddress host, int port) throws IOException {
+        JdkNet.bind(delegate(), host, port);
+    }
+
+    @Override
+    protected void listen(int backlog) throws IOException {
+        SocketImpl tcp = delegate();
+        InetSocketAddress local = new InetSocketAddress(boundAddress(), JdkNet.localPort(tcp));
+        try {
+            transport = Sdp4j.router().listen(local, new Router.ListenPaths() {
+                @Override
+                public void tcp() throws IOException {
+                    JdkNet.listen(tcp, backlog);
+                }
+
+                @Override
+                public void rdma(Transport t) throws IOException {
+                    SocketImpl r = t.newSocketImpl(true);
+                    try {
+                        JdkNet.create(r, true);
+                        options.replay(r, t.name());
+                        JdkNet.bind(r, local.getAddress(), local.getPort());
+                        JdkNet.listen(r, backlog);
+                    } catch (IOException | RuntimeException e) {
+                        JdkNet.closeQuietly(r);
+                        throw e;
+                    }
+                    synchronized (SdpServerSocketImpl.this) {
+                        if (closed) {
+                            JdkNet.closeQuietly(r);
+                            throw new SocketException("Socket closed");
+                        }
+                        delegate = r;
+                    }
+                    JdkNet.closeQuietly(tcp);
+                }
+
+                @Override
+                public void both(Transport t) throws IOException {
+                    // Accepting on two listeners at once needs the transport's poller over both descriptors;
+                    // until the RDMA transport provides one, the Router keeps this listener on TCP and says why.
+                    throw new IOException("listening on " + t.name() + " and TCP on one port is not supported yet");
+                }
+            });
+        } finally {
+            decided = true;
+        }
+    }
+
+    @Override
+    protected void connect(String host, int port) throws IOException {
+        throw new SocketException("connect on a server socket");
+    }
+
+    @Override
+    protected void connect(InetAddress address, int port) throws IOException {
+        throw new SocketException("connect on a server socket");
+    }
+
+    @Override
+    protected void connect(SocketAddress address, int timeout) throws IOException {
+        throw new SocketException("connect on a server socket");
+    }
+
+    @Override
+    protected void accept(SocketImpl s) throws IOException {
+        if (!(s instanceof SdpSocketImpl client)) {
+            throw new SocketException("sdp4j cannot accept into a " + s.getClass().getName()
+                    + " (a Socket whose SocketImpl is not sdp4j's)");
+        }
+        Transport t = transport;
+        SocketImpl into = t == TcpTransport.INSTANCE ? JdkNet.newPlatformImpl(false) : t.newSocketImpl(false);
+        try {
+            JdkNet.accept(delegate(), into);
+        } catch (IOException | RuntimeException e) {
+            JdkNet.closeQuietly(into);
+            throw e;
+        }
+        client.adoptAccepted(into, t.name());
+        if (SdpLog.enabled(SdpLog.DEBUG)) {
+            SdpLog.log(SdpLog.DEBUG, "accepted " + JdkNet.inetAddress(into) + ":" + JdkNet.port(into)
+                    + " on port " + JdkNet.localPort(into) + " transport=" + t.name());
+        }
+    }
+
+    @Override
+    protected void close() throws IOException {
+        SocketImpl d;
+        synchronized (this) {
+            closed = true;
+            d = delegate;
+        }
+        if (d != null) {
+            JdkNet.close(d);
+        }
+    }
+}

@@ -1,0 +1,259 @@
+package org.sdp4j.transport;
+
+import java.io.IOException;
+import java.net.ConnectException;
+import java.net.InetSocketAddress;
+import java.net.SocketException;
+import java.util.Objects;
+
+import org.sdp4j.conf.Family;
+import org.sdp4j.conf.Match;
+import org.sdp4j.conf.ProgramIdentity;
+import org.sdp4j.conf.Role;
+import org.sdp4j.conf.RuleSet;
+import org.sdp4j.log.SdpLog;
+
+/**
+ * The fallback decision. For each connect and listen: the first matching libsdp.conf rule gives a family, and
+ * this class turns it into the transport actually used — {@code tcp} untouched, {@code sdp} over the RDMA
+ * transport or the application's exception saying why not, {@code both} over RDMA within a bounded time and
+ * otherwise TCP, remembering a failed destination for a while. Every outcome is one log line (level 7).
+ *
+ * <p>The socket layers (java.net and NIO) supply the two ways to connect as callbacks; the Router never touches a
+ * socket itself, so the same decision serves both layers and every transport.
+ */
+public final class Router {
+
+    /** Connects over TCP with the given timeout (0 = none), on the caller's socket. */
+    @FunctionalInterface
+    public interface TcpPath {
+        void connect(int timeoutMillis) throws IOException;
+    }
+
+    /** Connects over {@code transport} within the timeout; on failure leaves the caller's TCP path untouched. */
+    @FunctionalInterface
+    public interface RdmaPath {
+        void connect(Transport transport, int timeoutMillis) throws IOException;
+    }
+
+    /** Server side: switch a bound listener to the given plan. */
+    public interface ListenPaths {
+        /** Listen on TCP only (the socket is already bound there). */
+        void tcp() throws IOException;
+
+        /** Listen on the RDMA transport only, on the same address and port. */
+        void rdma(Transport transport) throws IOException;
+
+        /** Listen on both, accepting whichever comes first. */
+        void both(Transport transport) throws IOException;
+    }
+
+    private final RuleSet rules;
+    private final ProgramIdentity program;
+    private final Settings settings;
+    private final NegativeCache failed;
+
+    /**
+     * @param settings {@code both} attempt bound and retry interval, see {@link Settings}
+     */
+    public Router(RuleSet rules, ProgramIdentity program, Settings settings) {
+        this.rules = Objects.requireNonNull(rules, "rules");
+        this.program = Objects.requireNonNull(program, "program");
+        this.settings = Objects.requireNonNull(settings, "settings");
+        this.failed = new NegativeCache(settings.retryMillis());
+    }
+
+    public RuleSet rules() { return rules; }
+    public ProgramIdentity program() { return program; }
+    public Settings settings() { return settings; }
+
+    /** The rule decision alone, as {@code check} prints it. */
+    public Match match(Role role, InetSocketAddress address) {
+        return rules.match(role, program, address.getAddress(), address.getPort());
+    }
+
+    /**
+     * Connects {@code remote} the way the rules say. Returns the transport that carries the connection.
+     * An unresolved address goes to TCP untouched: the JDK reports it (or hands it to a SOCKS proxy) as it would
+     * without sdp4j, and a rule cannot match an address that is not known.
+     */
+    public Transport connect(InetSocketAddress remote, int timeoutMillis, RdmaPath rdma, TcpPath tcp)
+            throws IOException {
+        if (remote.isUnresolved()) {
+            tcp.connect(timeoutMillis);
+            return TcpTransport.INSTANCE;
+        }
+        Match m = match(Role.CLIENT, remote);
+        switch (m.family()) {
+            case TCP -> {
+                tcpOrLog(remote, m, tcp, timeoutMillis, null);
+                return TcpTransport.INSTANCE;
+            }
+            case SDP -> {
+                Transport t = Transports.forFamily(Family.SDP);
+                if (t == null || !t.isAvailable()) {
+                    String why = unavailable(t);
+                    SdpLog.decision(Role.CLIENT, remote, program, m, "none", why);
+                    throw (ConnectException) new ConnectException("sdp4j: " + where(m) + " sends " + hostPort(remote)
+                            + " to RDMA, but " + why).initCause(t == null ? null : t.unavailabilityCause());
+                }
+                try {
+                    rdma.connect(t, timeoutMillis);
+                } catch (IOException e) {
+                    SdpLog.decision(Role.CLIENT, remote, program, m, "none", t.name() + " connect failed: " + e);
+                    throw e;
+                }
+                SdpLog.decision(Role.CLIENT, remote, program, m, t.name(), null);
+                return t;
+            }
+            default -> {
+                return connectBoth(remote, timeoutMillis, m, rdma, tcp);
+            }
+        }
+    }
+
+    private Transport connectBoth(InetSocketAddress remote, int timeoutMillis, Match m, RdmaPath rdma, TcpPath tcp)
+            throws IOException {
+        Transport t = Transports.forFamily(Family.SDP);
+        if (t == null || !t.isAvailable()) {
+            tcpOrLog(remote, m, tcp, timeoutMillis, unavailable(t));
+            return TcpTransport.INSTANCE;
+        }
+        NegativeCache.Failure recent = failed.recent(remote);
+        if (recent != null) {
+            tcpOrLog(remote, m, tcp, timeoutMillis, "RDMA to " + hostPort(remote) + " failed "
+                    + ago(recent.atNanos()) + " ago (" + recent.reason() + "); next attempt after "
+                    + failed.retryMillis() + " ms");
+            return TcpTransport.INSTANCE;
+        }
+        int bound = (int) Math.min(Integer.MAX_VALUE, settings.bothTimeoutMillis());
+        int attempt = timeoutMillis > 0 ? Math.min(timeoutMillis, bound) : bound;
+        long start = System.nanoTime();
+        try {
+            rdma.connect(t, attempt);
+            failed.succeeded(remote);
+            SdpLog.decision(Role.CLIENT, remote, program, m, t.name(), null);
+            return t;
+        } catch (IOException e) {
+            String reason = t.name() + " connect failed: " + e.getMessage();
+            failed.failed(remote, reason);
+            int left = timeoutMillis;
+            if (timeoutMillis > 0) {
+                long spent = (System.nanoTime() - start) / 1_000_000L;
+                left = (int) Math.max(1, timeoutMillis - spent);
+            }
+            tcpOrLog(remote, m, tcp, left, reason);
+            return TcpTransport.INSTANCE;
+        }
+    }
+
+    private void tcpOrLog(InetSocketAddress remote, Match m, TcpPath tcp, int timeoutMillis, String reason)
+            throws IOException {
+        try {
+            tcp.connect(timeoutMillis);
+        } catch (IOException e) {
+            SdpLog.decision(Role.CLIENT, remote, program, m, "none",
+                    (reason == null ? "" : reason + "; then ") + "tcp connect failed: " + e);
+            throw e;
+        }
+        SdpLog.decision(Role.CLIENT, remote, program, m, "tcp", reason);
+    }
+
+    /**
+     * Decides a listener bound at {@code local} (the actual address and port, after an ephemeral bind).
+     * @return the transport the listener accepts on ({@code both}: the RDMA transport, TCP being implied)
+     */
+    public Transport listen(InetSocketAddress local, ListenPaths paths) throws IOException {
+        Match m = match(Role.SERVER, local);
+        Transport t = m.family() == Family.TCP ? null : Transports.forFamily(Family.SDP);
+        boolean rdmaOk = t != null && t.isAvailable();
+        switch (m.family()) {
+            case TCP -> {
+                paths.tcp();
+                SdpLog.decision(Role.SERVER, local, program, m, "tcp", null);
+                return TcpTransport.INSTANCE;
+            }
+            case SDP -> {
+                if (!rdmaOk) {
+                    String why = unavailable(t);
+                    SdpLog.decision(Role.SERVER, local, program, m, "none", why);
+                    throw (SocketException) new SocketException("sdp4j: " + where(m) + " puts the listener "
+                            + hostPort(local) + " on RDMA, but " + why)
+                            .initCause(t == null ? null : t.unavailabilityCause());
+                }
+                paths.rdma(t);
+                SdpLog.decision(Role.SERVER, local, program, m, t.name(), null);
+                return t;
+            }
+            default -> {
+                if (!rdmaOk) {
+                    paths.tcp();
+                    SdpLog.decision(Role.SERVER, local, program, m, "tcp", unavailable(t));
+                    return TcpTransport.INSTANCE;
+                }
+                try {
+                    paths.both(t);
+                } catch (IOException e) {
+                    paths.tcp();
+                    SdpLog.decision(Role.SERVER, local, program, m, "tcp", t.name() + " listen failed: " + e);
+                    return TcpTransport.INSTANCE;
+                }
+                SdpLog.decision(Role.SERVER, local, program, m, t.name() + "+tcp", null);
+                return t;
+            }
+        }
+    }
+
+    private static String unavailable(Transport t) {
+        if (t == null) {
+            return "no RDMA transport is installed (sdp-jni is not on the class path)";
+        }
+        Throwable c = t.unavailabilityCause();
+        return t.name() + " is unavailable: " + (c == null ? "unknown reason" : c.getMessage());
+    }
+
+    private static String where(Match m) {
+        return m.isDefault() ? "the default (no rule matched)" : m.rule().toString();
+    }
+
+    static String hostPort(InetSocketAddress a) {
+        String host = a.getAddress() != null ? a.getAddress().getHostAddress() : a.getHostString();
+        return (host.indexOf(':') >= 0 ? "[" + host + "]" : host) + ":" + a.getPort();
+    }
+
+    private static String ago(long atNanos) {
+        long ms = (System.nanoTime() - atNanos) / 1_000_000L;
+        return ms < 10_000 ? ms + " ms" : (ms / 1000) + " s";
+    }
+
+    /**
+     * How {@code both} behaves. {@code sdp4j.both.timeout} (ms, default 2000) bounds an RDMA attempt, address and
+     * route resolution included; {@code sdp4j.both.retry} (ms, default 60000) is how long a destination where
+     * RDMA failed goes straight to TCP (0 disables the memory).
+     */
+    public record Settings(long bothTimeoutMillis, long retryMillis) {
+        public static final Settings DEFAULT = new Settings(2000, 60_000);
+
+        public static Settings fromSystemProperties() {
+            return new Settings(longProperty("sdp4j.both.timeout", DEFAULT.bothTimeoutMillis),
+                    longProperty("sdp4j.both.retry", DEFAULT.retryMillis));
+        }
+
+        private static long longProperty(String name, long dflt) {
+            String v = System.getProperty(name);
+            if (v == null || v.isBlank()) {
+                return dflt;
+            }
+            try {
+                long n = Long.parseLong(v.trim());
+                if (n >= 0) {
+                    return n;
+                }
+            } catch (NumberFormatException ignore) {
+                // reported below
+            }
+            SdpLog.log(SdpLog.ERROR, "-D" + name + "=" + v + ": expected milliseconds >= 0; using " + dflt);
+            return dflt;
+        }
+    }
+}
