@@ -5,6 +5,7 @@ import java.net.ConnectException;
 import java.net.InetSocketAddress;
 import java.net.SocketException;
 import java.util.Objects;
+import java.util.function.Function;
 
 import org.sdp4j.conf.Family;
 import org.sdp4j.conf.Match;
@@ -52,14 +53,21 @@ public final class Router {
     private final ProgramIdentity program;
     private final Settings settings;
     private final NegativeCache failed;
+    private final Function<Family, Transport> transports;
 
     /**
      * @param settings {@code both} attempt bound and retry interval, see {@link Settings}
      */
     public Router(RuleSet rules, ProgramIdentity program, Settings settings) {
+        this(rules, program, settings, Transports::forFamily);
+    }
+
+    /** @param transports the transport serving a family, or null when none is installed ({@link Transports}) */
+    public Router(RuleSet rules, ProgramIdentity program, Settings settings, Function<Family, Transport> transports) {
         this.rules = Objects.requireNonNull(rules, "rules");
         this.program = Objects.requireNonNull(program, "program");
         this.settings = Objects.requireNonNull(settings, "settings");
+        this.transports = Objects.requireNonNull(transports, "transports");
         this.failed = new NegativeCache(settings.retryMillis());
     }
 
@@ -90,7 +98,7 @@ public final class Router {
                 return TcpTransport.INSTANCE;
             }
             case SDP -> {
-                Transport t = Transports.forFamily(Family.SDP);
+                Transport t = transports.apply(Family.SDP);
                 if (t == null || !t.isAvailable()) {
                     String why = unavailable(t);
                     SdpLog.decision(Role.CLIENT, remote, program, m, "none", why);
@@ -114,7 +122,7 @@ public final class Router {
 
     private Transport connectBoth(InetSocketAddress remote, int timeoutMillis, Match m, RdmaPath rdma, TcpPath tcp)
             throws IOException {
-        Transport t = Transports.forFamily(Family.SDP);
+        Transport t = transports.apply(Family.SDP);
         if (t == null || !t.isAvailable()) {
             tcpOrLog(remote, m, tcp, timeoutMillis, unavailable(t));
             return TcpTransport.INSTANCE;
@@ -165,7 +173,7 @@ public final class Router {
      */
     public Transport listen(InetSocketAddress local, ListenPaths paths) throws IOException {
         Match m = match(Role.SERVER, local);
-        Transport t = m.family() == Family.TCP ? null : Transports.forFamily(Family.SDP);
+        Transport t = m.family() == Family.TCP ? null : transports.apply(Family.SDP);
         boolean rdmaOk = t != null && t.isAvailable();
         switch (m.family()) {
             case TCP -> {
