@@ -4,7 +4,9 @@ import java.net.InetAddress;
 import java.util.List;
 
 /**
- * A parsed libsdp.conf: its {@code use} rules in file order, and its log settings. First match wins.
+ * A parsed libsdp.conf: its {@code use} rules in file order, and its log settings. First match wins, among the rules
+ * of the connection's role (libsdp keeps server and client rules in two lists; walking one list in file order skipping
+ * the other role is the same thing).
  */
 public final class RuleSet {
     private final String source;
@@ -33,7 +35,10 @@ public final class RuleSet {
         return new Match(defaultFamily(role), null);
     }
 
-    /** The family when no rule matches: libsdp's behaviour, see the README's "Rules" section. */
+    /**
+     * The family when no rule matches, as libsdp's match.c decides it: {@code sdp} when the set has no {@code use}
+     * rule at all, {@code both} otherwise. See {@link Defaults} and docs/libsdp-conf.md.
+     */
     public Family defaultFamily(Role role) {
         return Defaults.familyWhenNoRuleMatches(this, role);
     }

@@ -133,6 +133,6 @@ final class SdpServerSocketChannel extends ServerSocketChannel implements Wrappi
 
     @Override
     public String toString() {
-        return "sdp4j:" + delegate;
+        return delegate.toString(); // as without sdp4j: the JDK names the abstract channel type, not the class
     }
 }

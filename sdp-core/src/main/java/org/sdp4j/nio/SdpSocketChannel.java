@@ -188,7 +188,7 @@ final class SdpSocketChannel extends SocketChannel implements WrappingChannel {
 
     @Override
     public String toString() {
-        return "sdp4j:" + delegate;
+        return delegate.toString(); // as without sdp4j: the JDK names the abstract channel type, not the class
     }
 
     /** An interrupt or an asynchronous close closed the inner channel: this channel is closed with it. */
