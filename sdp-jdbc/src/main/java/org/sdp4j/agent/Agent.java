@@ -106,6 +106,12 @@ public final class Agent {
     }
 
     private static void announce(RuleSet rules, boolean nio) {
+        if (rules.rules().isEmpty()) {
+            // libsdp's "simple SDP" mode: easy to get by accident (no /etc/libsdp.conf), so always said
+            SdpLog.log(SdpLog.ERROR, "note: no 'use' rules (" + rules.source() + "), so as in libsdp every connect"
+                    + " and listen goes to sdp (RDMA only, no TCP fallback); add 'use both server * *:*' and"
+                    + " 'use both client * *:*' to fall back to TCP");
+        }
         if (!SdpLog.enabled(SdpLog.INFO)) {
             return;
         }
@@ -115,7 +121,7 @@ public final class Agent {
         List<Transport> all = Transports.all();
         for (Transport t : all) {
             b.append(", ").append(t.name()).append(t.isAvailable() ? " available"
-                    : " unavailable (" + t.unavailabilityCause() + ")");
+                    : " unavailable (" + SelfTest.causeChain(t.unavailabilityCause()) + ")");
         }
         SdpLog.log(SdpLog.INFO, b.toString());
     }
