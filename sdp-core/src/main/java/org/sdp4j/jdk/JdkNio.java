@@ -31,6 +31,33 @@ public final class JdkNio {
         }
     }
 
+    private static final class Fds {
+        static final java.lang.invoke.MethodHandle FD_VAL;
+
+        static {
+            java.lang.invoke.MethodHandle h = null;
+            try {
+                h = java.lang.invoke.MethodHandles.publicLookup().findStatic(Class.forName("sun.nio.ch.IOUtil"),
+                        "fdVal", java.lang.invoke.MethodType.methodType(int.class, java.io.FileDescriptor.class));
+            } catch (ReflectiveOperationException | RuntimeException e) {
+                // reported by fdVal
+            }
+            FD_VAL = h;
+        }
+    }
+
+    /** The kernel descriptor number behind a FileDescriptor, for polling it together with a transport's. */
+    public static int fdVal(java.io.FileDescriptor fd) throws java.io.IOException {
+        if (Fds.FD_VAL == null || fd == null) {
+            throw new java.io.IOException("cannot read the descriptor number (sun.nio.ch not exported to sdp4j?)");
+        }
+        try {
+            return (int) Fds.FD_VAL.invokeExact(fd);
+        } catch (Throwable t) {
+            throw new java.io.IOException("cannot read the descriptor number: " + t, t);
+        }
+    }
+
     /** The JDK's default provider; throws with the reason and the fix when it cannot be reached. */
     public static SelectorProvider defaultProvider() {
         if (Holder.DEFAULT == null) {

@@ -6,13 +6,17 @@ import java.net.InetSocketAddress;
 import java.net.SocketAddress;
 import java.net.SocketException;
 import java.net.SocketImpl;
+import java.net.SocketOptions;
 
 import org.sdp4j.Sdp4j;
 import org.sdp4j.jdk.JdkNet;
+import org.sdp4j.jdk.JdkNio;
 import org.sdp4j.log.SdpLog;
+import org.sdp4j.transport.Poller;
 import org.sdp4j.transport.Router;
 import org.sdp4j.transport.TcpTransport;
 import org.sdp4j.transport.Transport;
+import org.sdp4j.transport.TransportChannel;
 
 /**
  * The listener every {@code new ServerSocket()} gets. Bound as the JDK's own implementation, it is decided at
@@ -21,6 +25,8 @@ import org.sdp4j.transport.Transport;
  */
 final class SdpServerSocketImpl extends ForwardingSocketImpl {
     private volatile Transport transport = TcpTransport.INSTANCE;
+    /** Set when a {@code both} rule listens on a transport and TCP at once. */
+    private volatile DualListener dual;
 
     @Override
     protected SocketImpl newDefaultDelegate() throws IOException {
@@ -77,13 +83,43 @@ final class SdpServerSocketImpl extends ForwardingSocketImpl {
 
                 @Override
                 public void both(Transport t) throws IOException {
-                    // Accepting on two listeners at once needs the transport's poller over both descriptors;
-                    // until the RDMA transport provides one, the Router keeps this listener on TCP and says why.
-                    throw new IOException("listening on " + t.name() + " and TCP on one port is not supported yet");
+                    listenBoth(t, tcp, local, backlog);
                 }
             });
         } finally {
             decided = true;
+        }
+    }
+
+    private void listenBoth(Transport t, SocketImpl tcp, InetSocketAddress local, int backlog) throws IOException {
+        Poller p = t.newPoller();
+        if (p == null) {
+            throw new IOException(t.name() + " has no poller to wait on its listener and TCP's together");
+        }
+        SocketImpl r = null;
+        try {
+            r = t.newSocketImpl(true);
+            JdkNet.create(r, true);
+            options.replay(r, t.name());
+            JdkNet.bind(r, local.getAddress(), local.getPort());
+            JdkNet.listen(r, backlog);
+            if (!(r instanceof TransportChannel tc)) {
+                throw new IOException(t.name() + "'s listener has no descriptor to poll");
+            }
+            int tcpFd = JdkNio.fdVal(JdkNet.fileDescriptor(tcp));
+            JdkNet.listen(tcp, backlog);
+            DualListener d = new DualListener(tcp, tcpFd, r, tc.pollFd(), t, p);
+            synchronized (this) {
+                if (closed) {
+                    d.close();
+                    throw new SocketException("Socket closed");
+                }
+                dual = d;
+            }
+        } catch (IOException | RuntimeException e) {
+            JdkNet.closeQuietly(r);
+            p.close();
+            throw e;
         }
     }
 
@@ -109,9 +145,19 @@ final class SdpServerSocketImpl extends ForwardingSocketImpl {
                     + " (a Socket whose SocketImpl is not sdp4j's)");
         }
         Transport t = transport;
+        SocketImpl from = delegate();
+        DualListener d = dual;
+        if (d != null) {
+            Object timeout = JdkNet.getOption(from, SocketOptions.SO_TIMEOUT);
+            if (d.await(timeout instanceof Integer i ? i : 0, () -> closed) == DualListener.TCP) {
+                t = TcpTransport.INSTANCE;
+            } else {
+                from = d.rdma;
+            }
+        }
         SocketImpl into = t == TcpTransport.INSTANCE ? JdkNet.newPlatformImpl(false) : t.newSocketImpl(false);
         try {
-            JdkNet.accept(delegate(), into);
+            JdkNet.accept(from, into);
         } catch (IOException | RuntimeException e) {
             JdkNet.closeQuietly(into);
             throw e;
@@ -126,9 +172,14 @@ final class SdpServerSocketImpl extends ForwardingSocketImpl {
     @Override
     protected void close() throws IOException {
         SocketImpl d;
+        DualListener both;
         synchronized (this) {
             closed = true;
             d = delegate;
+            both = dual;
+        }
+        if (both != null) {
+            both.close();
         }
         if (d != null) {
             JdkNet.close(d);

@@ -1,0 +1,92 @@
+package org.sdp4j.net;
+
+import java.io.IOException;
+import java.net.SocketException;
+import java.net.SocketImpl;
+import java.net.SocketTimeoutException;
+
+import org.sdp4j.jdk.JdkNet;
+import org.sdp4j.transport.Poller;
+import org.sdp4j.transport.Transport;
+
+/**
+ * A {@code both} listener: the JDK's TCP listener and a transport's listener on the same address and port, waited
+ * on together in the transport's poller (rsockets' rpoll takes kernel descriptors too), so {@code accept()} returns
+ * whichever connection comes first without a thread of sdp4j's.
+ */
+final class DualListener {
+    static final int TCP = 0, RDMA = 1;
+
+    final SocketImpl tcp;
+    final SocketImpl rdma;
+    final Transport transport;
+    private final Poller poller;
+    private final int[] fds;
+    private final short[] events = {Poller.POLLIN, Poller.POLLIN};
+    private final short[] revents = new short[2];
+    /** Alternates which listener wins when both are ready, so neither starves. */
+    private int turn;
+
+    DualListener(SocketImpl tcp, int tcpFd, SocketImpl rdma, int rdmaFd, Transport transport, Poller poller) {
+        this.tcp = tcp;
+        this.rdma = rdma;
+        this.transport = transport;
+        this.poller = poller;
+        this.fds = new int[] {tcpFd, rdmaFd};
+    }
+
+    interface Closed {
+        boolean get();
+    }
+
+    /**
+     * Waits until one listener has a connection: {@link #TCP} or {@link #RDMA}. {@code timeoutMillis} 0 waits
+     * forever, as {@code SO_TIMEOUT} 0 does. Serialised: concurrent acceptors take turns.
+     */
+    synchronized int await(int timeoutMillis, Closed closed) throws IOException {
+        long deadline = timeoutMillis > 0 ? System.nanoTime() + timeoutMillis * 1_000_000L : 0;
+        while (true) {
+            if (closed.get()) {
+                throw new SocketException("Socket closed");
+            }
+            long wait = -1;
+            if (timeoutMillis > 0) {
+                wait = (deadline - System.nanoTime()) / 1_000_000L;
+                if (wait <= 0) {
+                    throw new SocketTimeoutException("Accept timed out");
+                }
+            }
+            revents[0] = revents[1] = 0;
+            poller.poll(fds, events, revents, 2, wait);
+            if (closed.get()) {
+                throw new SocketException("Socket closed");
+            }
+            boolean t = revents[TCP] != 0, r = revents[RDMA] != 0;
+            if (t && r) {
+                turn ^= 1;
+                return turn;
+            }
+            if (t) {
+                return TCP;
+            }
+            if (r) {
+                return RDMA;
+            }
+        }
+    }
+
+    /** Wakes a thread in {@link #await} and releases the transport's side; the TCP side is the caller's. */
+    void close() {
+        try {
+            poller.wakeup();
+        } catch (IOException ignore) {
+            // closing anyway
+        }
+        JdkNet.closeQuietly(rdma);
+        try {
+            poller.close();
+        } catch (IOException ignore) {
+            // nothing left to release
+        }
+    }
+}
