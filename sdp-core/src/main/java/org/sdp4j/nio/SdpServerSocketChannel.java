@@ -24,6 +24,7 @@ import org.sdp4j.transport.Transport;
 final class SdpServerSocketChannel extends ServerSocketChannel implements WrappingChannel {
     private final ServerSocketChannel delegate;
     private final KeyList keys = new KeyList();
+    private volatile ServerSocket adaptor;
 
     SdpServerSocketChannel(SelectorProvider provider, ServerSocketChannel delegate) {
         super(provider);
@@ -88,7 +89,11 @@ final class SdpServerSocketChannel extends ServerSocketChannel implements Wrappi
             }
             throw e;
         }
-        return c == null ? null : new SdpSocketChannel(provider(), c, true);
+        return c == null ? null : wrapAccepted(c);
+    }
+
+    SocketChannel wrapAccepted(SocketChannel c) {
+        return new SdpSocketChannel(provider(), c, true);
     }
 
     @Override
@@ -107,10 +112,23 @@ final class SdpServerSocketChannel extends ServerSocketChannel implements Wrappi
         return delegate.supportedOptions();
     }
 
-    /** The JDK's adaptor of the inner channel. */
+    /** An adaptor whose {@code bind} is decided by the rules and whose {@code getChannel()} is this channel. */
     @Override
     public ServerSocket socket() {
-        return delegate.socket();
+        ServerSocket s = adaptor;
+        if (s == null) {
+            synchronized (this) {
+                s = adaptor;
+                if (s == null) {
+                    try {
+                        adaptor = s = new SdpServerSocketAdaptor(this, delegate.socket());
+                    } catch (IOException e) {
+                        throw new IllegalStateException(e);
+                    }
+                }
+            }
+        }
+        return s;
     }
 
     @Override

@@ -6,7 +6,6 @@ import java.net.Socket;
 import java.net.SocketAddress;
 import java.net.SocketOption;
 import java.nio.ByteBuffer;
-import java.nio.channels.ClosedChannelException;
 import java.nio.channels.SelectableChannel;
 import java.nio.channels.SocketChannel;
 import java.nio.channels.spi.SelectorProvider;
@@ -26,6 +25,7 @@ final class SdpSocketChannel extends SocketChannel implements WrappingChannel {
     private final SocketChannel delegate;
     private final KeyList keys = new KeyList();
     private volatile boolean decided;
+    private volatile Socket adaptor;
 
     /** @param decided true for an accepted channel: already connected, nothing left to decide */
     SdpSocketChannel(SelectorProvider provider, SocketChannel delegate, boolean decided) {
@@ -58,6 +58,9 @@ final class SdpSocketChannel extends SocketChannel implements WrappingChannel {
         try {
             Sdp4j.router().connect(isa, 0, SdpSocketChannel::noNioTransport,
                     t -> connected[0] = afterClose(() -> delegate.connect(isa)));
+        } catch (IOException e) {
+            closeIfInnerClosed();
+            throw e;
         } finally {
             decided = true;
         }
@@ -87,7 +90,7 @@ final class SdpSocketChannel extends SocketChannel implements WrappingChannel {
     public int read(ByteBuffer dst) throws IOException {
         try {
             return delegate.read(dst);
-        } catch (ClosedChannelException e) {
+        } catch (IOException e) {
             closeIfInnerClosed();
             throw e;
         }
@@ -97,7 +100,7 @@ final class SdpSocketChannel extends SocketChannel implements WrappingChannel {
     public long read(ByteBuffer[] dsts, int offset, int length) throws IOException {
         try {
             return delegate.read(dsts, offset, length);
-        } catch (ClosedChannelException e) {
+        } catch (IOException e) {
             closeIfInnerClosed();
             throw e;
         }
@@ -107,7 +110,7 @@ final class SdpSocketChannel extends SocketChannel implements WrappingChannel {
     public int write(ByteBuffer src) throws IOException {
         try {
             return delegate.write(src);
-        } catch (ClosedChannelException e) {
+        } catch (IOException e) {
             closeIfInnerClosed();
             throw e;
         }
@@ -117,7 +120,7 @@ final class SdpSocketChannel extends SocketChannel implements WrappingChannel {
     public long write(ByteBuffer[] srcs, int offset, int length) throws IOException {
         try {
             return delegate.write(srcs, offset, length);
-        } catch (ClosedChannelException e) {
+        } catch (IOException e) {
             closeIfInnerClosed();
             throw e;
         }
@@ -157,10 +160,42 @@ final class SdpSocketChannel extends SocketChannel implements WrappingChannel {
         return this;
     }
 
-    /** The JDK's socket adaptor of the inner channel (its {@code getChannel()} is the inner channel). */
+    /** An adaptor whose {@code connect} is decided by the rules and whose {@code getChannel()} is this channel. */
     @Override
     public Socket socket() {
-        return delegate.socket();
+        Socket s = adaptor;
+        if (s == null) {
+            synchronized (this) {
+                s = adaptor;
+                if (s == null) {
+                    try {
+                        adaptor = s = new SdpSocketAdaptor(this, delegate.socket());
+                    } catch (java.net.SocketException e) {
+                        throw new IllegalStateException(e);
+                    }
+                }
+            }
+        }
+        return s;
+    }
+
+    /** {@code socket().connect(remote, timeout)}: blocking, with the JDK adaptor's timeout semantics. */
+    void connectFromAdaptor(SocketAddress remote, int timeout, Socket jdkAdaptor) throws IOException {
+        try {
+            if (decided || !(remote instanceof InetSocketAddress isa)) {
+                jdkAdaptor.connect(remote, timeout);
+                return;
+            }
+            try {
+                Sdp4j.router().connect(isa, timeout, SdpSocketChannel::noNioTransport,
+                        t -> jdkAdaptor.connect(isa, t));
+            } finally {
+                decided = true;
+            }
+        } catch (IOException e) {
+            closeIfInnerClosed();
+            throw e;
+        }
     }
 
     @Override
@@ -209,7 +244,7 @@ final class SdpSocketChannel extends SocketChannel implements WrappingChannel {
     private boolean afterClose(IoCall c) throws IOException {
         try {
             return c.call();
-        } catch (ClosedChannelException e) {
+        } catch (IOException e) {
             closeIfInnerClosed();
             throw e;
         }

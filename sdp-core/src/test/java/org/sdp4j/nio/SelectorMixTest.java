@@ -218,4 +218,50 @@ class SelectorMixTest {
             }
         }
     }
+
+    @Test
+    void adaptorsBelongToTheSdp4jChannelsAndAreDecidedByTheRules() throws IOException {
+        try (ServerSocketChannel server = provider.openServerSocketChannel();
+             SocketChannel c = provider.openSocketChannel()) {
+            assertTrue(server.socket().getChannel() == server);
+            assertTrue(c.socket().getChannel() == c);
+            server.socket().bind(new InetSocketAddress(LO, 0));
+            c.socket().connect(server.getLocalAddress(), 2000);
+            assertTrue(c.isConnected());
+            try (java.net.Socket a = server.socket().accept()) {
+                assertTrue(a.getChannel() instanceof SdpSocketChannel);
+                c.socket().getOutputStream().write(3);
+                assertEquals(3, a.getInputStream().read());
+            }
+        }
+        Sdp4j.configure(Rules.all(Family.SDP, Family.SDP), ProgramIdentity.of("test"));
+        ServerSocketChannel refused = provider.openServerSocketChannel();
+        assertThrows(java.net.SocketException.class, () -> refused.socket().bind(new InetSocketAddress(LO, 0)));
+        assertFalse(refused.isOpen());
+        SocketChannel c = provider.openSocketChannel();
+        assertThrows(ConnectException.class, () -> c.socket().connect(new InetSocketAddress(LO, 9), 1000));
+        c.close();
+    }
+
+    @Test
+    void aFailedConnectClosesTheChannelAsTheJdkDoes() throws IOException {
+        int port;
+        try (ServerSocketChannel probe = provider.openServerSocketChannel()) {
+            probe.bind(new InetSocketAddress(LO, 0));
+            port = ((InetSocketAddress) probe.getLocalAddress()).getPort();
+        }
+        SocketChannel c = provider.openSocketChannel();
+        assertThrows(ConnectException.class, () -> c.connect(new InetSocketAddress(LO, port)));
+        assertFalse(c.isOpen());
+        SocketChannel nb = provider.openSocketChannel();
+        nb.configureBlocking(false);
+        if (!nb.connect(new InetSocketAddress(LO, port))) {
+            assertThrows(ConnectException.class, () -> {
+                while (!nb.finishConnect()) {
+                    Thread.onSpinWait();
+                }
+            });
+        }
+        assertFalse(nb.isOpen());
+    }
 }

@@ -1,0 +1,229 @@
+package org.sdp4j.e2e.apps;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.lang.management.ManagementFactory;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.ServerSocket;
+import java.net.Socket;
+import java.nio.ByteBuffer;
+import java.nio.channels.ServerSocketChannel;
+import java.nio.channels.SocketChannel;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.TreeSet;
+import java.util.stream.Stream;
+
+/**
+ * Opens and closes many connections and reports whether file descriptors or threads are left behind:
+ * {@code LeakMain JAVA_NET NIO REFUSED_PORT REFUSED}. A java.net server and a NIO server run in this JVM; each client
+ * connection sends a byte, gets it back, sees the server's close (EOF) and closes. REFUSED connects go to a port
+ * whose rule cannot work (or where nothing listens) and must fail. A warm-up round first, so that lazily created
+ * things (the agent's transports and caches, the JIT) are there before counting.
+ * Prints {@code FDS before after}, {@code JAVA_THREADS before after}, {@code TASKS before after},
+ * {@code DONE ok=N refused=M errors=E} and, when counts differ, what the extra descriptors and threads are.
+ */
+public final class LeakMain {
+    static final InetAddress LO = lo();
+
+    private LeakMain() {}
+
+    static InetAddress lo() {
+        try {
+            return InetAddress.getByName("127.0.0.1");
+        } catch (IOException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    public static void main(String[] args) throws Exception {
+        int javaNet = Integer.parseInt(args[0]);
+        int nio = Integer.parseInt(args[1]);
+        int refusedPort = Integer.parseInt(args[2]);
+        int refused = Integer.parseInt(args[3]);
+
+        ServerSocket server = new ServerSocket(0, 200, LO);
+        Thread t1 = new Thread(() -> serveJavaNet(server), "java.net-server");
+        t1.setDaemon(true);
+        t1.start();
+        ServerSocketChannel nioServer = ServerSocketChannel.open().bind(new InetSocketAddress(LO, 0), 200);
+        Thread t2 = new Thread(() -> serveNio(nioServer), "nio-server");
+        t2.setDaemon(true);
+        t2.start();
+        InetSocketAddress a1 = new InetSocketAddress(LO, server.getLocalPort());
+        InetSocketAddress a2 = (InetSocketAddress) nioServer.getLocalAddress();
+        InetSocketAddress bad = new InetSocketAddress(LO, refusedPort);
+
+        int[] counts = new int[3];
+        round(a1, a2, bad, 300, 300, Math.min(refused, 30), counts);
+        settle();
+        int fdBefore = fds().size();
+        Map<String, Integer> fdKindsBefore = kinds(fds());
+        int javaBefore = javaThreads();
+        TreeSet<String> namesBefore = threadNames();
+        int tasksBefore = tasks();
+
+        counts = new int[3];
+        round(a1, a2, bad, javaNet, nio, refused, counts);
+        settle();
+        int fdAfter = fds().size();
+        int javaAfter = javaThreads();
+        int tasksAfter = tasks();
+
+        System.out.println("FDS " + fdBefore + " " + fdAfter);
+        System.out.println("JAVA_THREADS " + javaBefore + " " + javaAfter);
+        System.out.println("TASKS " + tasksBefore + " " + tasksAfter);
+        if (fdAfter != fdBefore) {
+            System.out.println("FD KINDS before " + fdKindsBefore + " after " + kinds(fds()));
+        }
+        if (javaAfter != javaBefore) {
+            TreeSet<String> now = threadNames();
+            TreeSet<String> added = new TreeSet<>(now);
+            added.removeAll(namesBefore);
+            TreeSet<String> gone = new TreeSet<>(namesBefore);
+            gone.removeAll(now);
+            System.out.println("THREADS added " + added + " gone " + gone);
+        }
+        System.out.println("DONE ok=" + counts[0] + " refused=" + counts[1] + " errors=" + counts[2]);
+        System.out.flush();
+        System.exit(0);
+    }
+
+    static void round(InetSocketAddress a1, InetSocketAddress a2, InetSocketAddress bad, int javaNet, int nio,
+                      int refused, int[] counts) {
+        for (int i = 0; i < javaNet; i++) {
+            try (Socket s = new Socket()) {
+                s.connect(a1, 10_000);
+                s.setSoTimeout(10_000);
+                s.getOutputStream().write(i & 0x7f);
+                InputStream in = s.getInputStream();
+                if (in.read() == (i & 0x7f) && in.read() == -1) {
+                    counts[0]++;
+                } else {
+                    counts[2]++;
+                }
+            } catch (IOException e) {
+                if (counts[2]++ < 5) {
+                    System.out.println("ERROR java.net " + e);
+                }
+            }
+        }
+        ByteBuffer b = ByteBuffer.allocate(2);
+        for (int i = 0; i < nio; i++) {
+            try (SocketChannel ch = SocketChannel.open(a2)) {
+                ch.write(ByteBuffer.wrap(new byte[] {(byte) (i & 0x7f)}));
+                b.clear();
+                int n = ch.read(b);
+                b.clear();
+                int eof = ch.read(b);
+                if (n == 1 && b.get(0) == (byte) (i & 0x7f) && eof == -1) {
+                    counts[0]++;
+                } else {
+                    counts[2]++;
+                }
+            } catch (IOException e) {
+                if (counts[2]++ < 5) {
+                    System.out.println("ERROR nio " + e);
+                }
+            }
+        }
+        for (int i = 0; i < refused; i++) {
+            try {
+                if (i % 2 == 0) {
+                    new Socket(bad.getAddress(), bad.getPort()).close();
+                } else {
+                    SocketChannel.open(bad).close();
+                }
+                counts[2]++;
+                System.out.println("ERROR connect to " + bad + " succeeded");
+            } catch (IOException e) {
+                counts[1]++;
+            }
+        }
+    }
+
+    static void serveJavaNet(ServerSocket server) {
+        while (true) {
+            try (Socket s = server.accept()) {
+                s.setSoTimeout(10_000);
+                int v = s.getInputStream().read();
+                s.getOutputStream().write(v);
+                // this side closes first: TIME_WAIT stays with the server's port, not the clients' ephemeral ones
+            } catch (IOException e) {
+                if (server.isClosed()) {
+                    return;
+                }
+            }
+        }
+    }
+
+    static void serveNio(ServerSocketChannel server) {
+        ByteBuffer b = ByteBuffer.allocate(1);
+        while (true) {
+            try (SocketChannel ch = server.accept()) {
+                b.clear();
+                ch.read(b);
+                b.flip();
+                ch.write(b);
+            } catch (IOException e) {
+                if (!server.isOpen()) {
+                    return;
+                }
+            }
+        }
+    }
+
+    static void settle() throws InterruptedException {
+        for (int i = 0; i < 3; i++) {
+            System.gc();
+            Thread.sleep(300);
+        }
+    }
+
+    static List<String> fds() throws IOException {
+        List<String> out = new ArrayList<>();
+        try (Stream<Path> s = Files.list(Path.of("/proc/self/fd"))) {
+            for (Path p : (Iterable<Path>) s::iterator) {
+                try {
+                    out.add(Files.readSymbolicLink(p).toString());
+                } catch (IOException e) {
+                    out.add("(gone)"); // the directory stream's own descriptor, closed by now
+                }
+            }
+        }
+        return out;
+    }
+
+    static Map<String, Integer> kinds(List<String> fds) {
+        Map<String, Integer> m = new TreeMap<>();
+        for (String f : fds) {
+            String k = f.startsWith("socket:") ? "socket" : f.startsWith("pipe:") ? "pipe"
+                    : f.startsWith("anon_inode:") ? f : f.startsWith("/") ? "file " + f : f;
+            m.merge(k, 1, Integer::sum);
+        }
+        return m;
+    }
+
+    static int javaThreads() {
+        return ManagementFactory.getThreadMXBean().getThreadCount();
+    }
+
+    static TreeSet<String> threadNames() {
+        TreeSet<String> names = new TreeSet<>();
+        for (Thread t : Thread.getAllStackTraces().keySet()) {
+            names.add(t.getName());
+        }
+        return names;
+    }
+
+    static int tasks() throws IOException {
+        try (Stream<Path> s = Files.list(Path.of("/proc/self/task"))) {
+            return (int) s.count();
+        }
+    }
+}
