@@ -116,6 +116,16 @@ public final class SdpLog {
      */
     public static void decision(Role role, InetSocketAddress address, ProgramIdentity program, Match match,
                                 String transportUsed, String fallbackReason) {
+        decision(role, address, program, match, transportUsed, fallbackReason, null);
+    }
+
+    /**
+     * A decision whose connect or listen then failed: {@code transportTried} is the transport the error came from
+     * ({@code none} when none could be tried), {@code error} the application's exception, appended as
+     * {@code error="..."}.
+     */
+    public static void decision(Role role, InetSocketAddress address, ProgramIdentity program, Match match,
+                                String transportTried, String fallbackReason, String error) {
         if (!enabled(DECISION)) {
             return;
         }
@@ -125,9 +135,12 @@ public final class SdpLog {
                 .append(" program=").append(program)
                 .append(" rule=").append(match.origin())
                 .append(" family=").append(match.family().keyword())
-                .append(" transport=").append(transportUsed);
+                .append(" transport=").append(transportTried);
         if (fallbackReason != null) {
             b.append(" fallback=\"").append(fallbackReason).append('"');
+        }
+        if (error != null) {
+            b.append(" error=\"").append(error).append('"');
         }
         log(DECISION, b.toString());
     }

@@ -101,14 +101,14 @@ public final class Router {
                 Transport t = transports.apply(Family.SDP);
                 if (t == null || !t.isAvailable()) {
                     String why = unavailable(t);
-                    SdpLog.decision(Role.CLIENT, remote, program, m, "none", why);
+                    SdpLog.decision(Role.CLIENT, remote, program, m, "none", null, why);
                     throw (ConnectException) new ConnectException("sdp4j: " + where(m) + " sends " + hostPort(remote)
                             + " to RDMA, but " + why).initCause(t == null ? null : t.unavailabilityCause());
                 }
                 try {
                     rdma.connect(t, timeoutMillis);
                 } catch (IOException e) {
-                    SdpLog.decision(Role.CLIENT, remote, program, m, "none", t.name() + " connect failed: " + e);
+                    SdpLog.decision(Role.CLIENT, remote, program, m, t.name(), null, e.toString());
                     throw e;
                 }
                 SdpLog.decision(Role.CLIENT, remote, program, m, t.name(), null);
@@ -160,8 +160,7 @@ public final class Router {
         try {
             tcp.connect(timeoutMillis);
         } catch (IOException e) {
-            SdpLog.decision(Role.CLIENT, remote, program, m, "none",
-                    (reason == null ? "" : reason + "; then ") + "tcp connect failed: " + e);
+            SdpLog.decision(Role.CLIENT, remote, program, m, "tcp", reason, e.toString());
             throw e;
         }
         SdpLog.decision(Role.CLIENT, remote, program, m, "tcp", reason);
@@ -184,12 +183,17 @@ public final class Router {
             case SDP -> {
                 if (!rdmaOk) {
                     String why = unavailable(t);
-                    SdpLog.decision(Role.SERVER, local, program, m, "none", why);
+                    SdpLog.decision(Role.SERVER, local, program, m, "none", null, why);
                     throw (SocketException) new SocketException("sdp4j: " + where(m) + " puts the listener "
                             + hostPort(local) + " on RDMA, but " + why)
                             .initCause(t == null ? null : t.unavailabilityCause());
                 }
-                paths.rdma(t);
+                try {
+                    paths.rdma(t);
+                } catch (IOException e) {
+                    SdpLog.decision(Role.SERVER, local, program, m, t.name(), null, e.toString());
+                    throw e;
+                }
                 SdpLog.decision(Role.SERVER, local, program, m, t.name(), null);
                 return t;
             }
