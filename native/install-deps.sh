@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
 # Debian packages the build and the tests need (idempotent; quiet when everything is there).
 #   build:  gcc make, librdmacm-dev libibverbs-dev (headers for the JNI library; librdmacm is dlopen'ed at run time)
+#   check:  valgrind (native/Makefile 'make check' runs the JNI entries under AddressSanitizer and under valgrind)
 #   tests:  rdma-core rdmacm-utils (rstream for interop), postgresql (pgjdbc end-to-end test)
 # The soft-RoCE VM's own packages (qemu from bookworm-backports, the 6.1 kernel) come from native/vm/setup.sh.
 set -euo pipefail
-pkgs=(gcc make maven librdmacm-dev libibverbs-dev rdma-core ibverbs-providers rdmacm-utils postgresql)
+pkgs=(gcc make maven librdmacm-dev libibverbs-dev rdma-core ibverbs-providers rdmacm-utils postgresql valgrind)
 missing=()
 for p in "${pkgs[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

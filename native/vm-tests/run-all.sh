@@ -1,0 +1,210 @@
+#!/usr/bin/env bash
+# The RDMA suite, run INSIDE the soft-RoCE VM:  native/vm/run-in-vm.sh -- native/vm-tests/run-all.sh
+# Runs only what the host built (mvn package: sdp-core, sdp-jni classes + test classes + libsdp4j.so, the JUnit
+# console launcher; native/build/vm-tests/*). Steps:
+#   0  rxe0 is up (port ACTIVE on the dummy interface's 10.9.9.1)
+#   a  the RsocketSocketImpl JUnit tests over real rsockets on 10.9.9.1 (1 MiB echo, random-size stream, SO_TIMEOUT,
+#      available(), async close of read/accept/write, connect refused, connect timeout to 10.9.9.2, options, poller)
+#      and the JNI argument checks with a live rsocket
+#   b  proof RDMA carried it: rxe0's sent_pkts/rcvd_pkts counters must grow, in a and in each interop step
+#   c  interop: the sdp4j client against rs_echo (C, rsocket API); a plain C TCP client under
+#      LD_PRELOAD=librspreload.so against the sdp4j server; the sdp4j client against rdma-core's rstream server
+#      (its sync + transfer protocol, data verified on both sides)
+#   d  through the agent (sdp-jdbc/target/sdp4j-agent.jar): a plain java.net echo client and server on
+#      "use sdp" rules; the decision log must name transport=rsocket for both ends
+#   e  through the agent: the IBM Db2 JDBC driver against Derby 10.8.3.0's DRDA server, both ends "use sdp"
+#   (d and e are skipped when the agent jar is not built)
+# Closing line: "N passed, M failed"; exit status 0 only when nothing failed.
+set -uo pipefail
+repo=$(cd "$(dirname "$0")/../.." && pwd)
+out=${SDP4J_OUT:-/tmp/sdp4j-vm-out}
+mkdir -p "$out"
+java=${JAVA_HOME:+$JAVA_HOME/bin/}java
+addr=10.9.9.1
+dev=rxe0
+hw=/sys/class/infiniband/$dev/ports/1/hw_counters
+passed=0 failed=0
+summary=()
+
+log() { echo "== $*"; }
+record() { # name status seconds detail
+  if [ "$2" = 0 ]; then passed=$((passed + 1)); summary+=("PASS  $1 (${3}s) $4")
+  else failed=$((failed + 1)); summary+=("FAIL  $1 (${3}s, status $2) $4"); fi
+}
+counters() { echo "$(cat "$hw/sent_pkts" 2>/dev/null || echo 0) $(cat "$hw/rcvd_pkts" 2>/dev/null || echo 0)"; }
+# delta BEFORE AFTER -> "sent+N rcvd+M"; status 0 when both grew by at least MIN
+delta() {
+  local s0 r0 s1 r1 min=$3
+  read -r s0 r0 <<< "$1"; read -r s1 r1 <<< "$2"
+  echo "rxe0 sent_pkts +$((s1 - s0)), rcvd_pkts +$((r1 - r0))"
+  [ $((s1 - s0)) -ge "$min" ] && [ $((r1 - r0)) -ge "$min" ]
+}
+wait_for_line() { # FILE PATTERN SECONDS
+  local i
+  for ((i = 0; i < $3 * 10; i++)); do grep -q "$2" "$1" 2>/dev/null && return 0; sleep 0.1; done
+  return 1
+}
+
+# ---- 0: the device and the artifacts ----
+log "0: soft-RoCE device"
+rdma link show 2>&1
+ibv_devinfo -d "$dev" 2>&1 | grep -E 'hca_id|state|active_mtu|link_layer' || true
+if ! rdma link show "$dev/1" 2>/dev/null | grep -q 'state ACTIVE'; then
+  echo "rxe0 is not up: nothing RDMA can run"; echo "0 passed, 1 failed"; exit 1
+fi
+lib=$repo/sdp-jni/target/classes/META-INF/native/linux-x86_64/libsdp4j.so
+launcher=$repo/sdp-jni/target/vm-lib/junit-platform-console-standalone.jar
+core=$repo/sdp-core/target/classes
+[ -f "$core/org/sdp4j/transport/Poller.class" ] || core=$(ls "$repo"/sdp-core/target/sdp-core-*.jar 2>/dev/null | head -1)
+cp="$repo/sdp-jni/target/test-classes:$repo/sdp-jni/target/classes:$core"
+for f in "$lib" "$launcher" "$repo/sdp-jni/target/test-classes/org/sdp4j/rsocket/VmInterop.class" \
+         "$core" "$repo/native/build/vm-tests/rs_echo" "$repo/native/build/vm-tests/tcp_echo_client"; do
+  [ -e "$f" ] || { echo "missing $f: build on the host first (mvn package, or test.sh)"; echo "0 passed, 1 failed"; exit 2; }
+done
+preload=$(ls /usr/lib/x86_64-linux-gnu/rsocket/librspreload.so 2>/dev/null || dpkg -L librdmacm1 | grep 'librspreload.so$' | head -1)
+"$java" -version 2>&1 | head -1
+jvm=(-XX:+UseSerialGC -XX:TieredStopAtLevel=1 -Xshare:auto -Djava.net.preferIPv4Stack=true)
+
+# ---- a + b: the Java rsocket tests, counted on rxe0 ----
+log "a: RsocketSocketImpl and JNI tests over rsockets on $addr"
+c0=$(counters); t0=$(date +%s)
+"$java" "${jvm[@]}" -Dsdp4j.test.address=$addr -Dsdp4j.test.blackhole=10.9.9.2 \
+  -jar "$launcher" execute --disable-banner --details=tree --fail-if-no-tests \
+  -cp "$cp" --select-class org.sdp4j.rsocket.RsocketSocketImplTest \
+  --select-class org.sdp4j.rsocket.NativeValidationTest --reports-dir "$out/junit" 2>&1 | tee "$out/junit.log"
+rc=${PIPESTATUS[0]}
+c1=$(counters); d=$(delta "$c0" "$c1" 2048); drc=$?
+tests=$(grep -Eo '[0-9]+ tests successful' "$out/junit.log" | head -1)
+tfail=$(grep -Eo '[0-9]+ tests failed' "$out/junit.log" | head -1)
+record "a: JUnit RsocketSocketImplTest + NativeValidationTest ($tests, $tfail)" "$rc" $(( $(date +%s) - t0 )) ""
+record "b: RDMA carried the JUnit traffic" "$drc" 0 "$d"
+
+# ---- c1: sdp4j client -> rs_echo (C, rsocket API) ----
+log "c1: sdp4j client against rs_echo (librdmacm rsocket server)"
+t0=$(date +%s)
+"$repo/native/build/vm-tests/rs_echo" $addr 7471 1 > "$out/rs_echo.log" 2>&1 &
+srv=$!
+rc=1
+if wait_for_line "$out/rs_echo.log" listening 20; then
+  c0=$(counters)
+  "$java" "${jvm[@]}" -cp "$cp" org.sdp4j.rsocket.VmInterop client $addr 7471 1048576 2>&1
+  rc=$?
+  wait "$srv"; src=$?; [ "$src" = 0 ] || rc=$src
+  c1=$(counters)
+else
+  kill "$srv" 2>/dev/null; c0=$(counters); c1=$c0
+fi
+cat "$out/rs_echo.log"
+d=$(delta "$c0" "$c1" 2048); drc=$?
+[ "$rc" = 0 ] && rc=$drc
+record "c1: sdp4j client <-> rs_echo, 1 MiB echoed" "$rc" $(( $(date +%s) - t0 )) "$d"
+
+# ---- c2: C TCP client under librspreload -> sdp4j server ----
+log "c2: LD_PRELOAD=librspreload.so TCP client against the sdp4j server"
+t0=$(date +%s)
+"$java" "${jvm[@]}" -cp "$cp" org.sdp4j.rsocket.VmInterop echo-server $addr 7472 1 > "$out/echo_server.log" 2>&1 &
+srv=$!
+rc=1
+if wait_for_line "$out/echo_server.log" listening 60; then
+  c0=$(counters)
+  LD_PRELOAD=$preload "$repo/native/build/vm-tests/tcp_echo_client" $addr 7472 1048576 2>&1
+  rc=$?
+  wait "$srv"; src=$?; [ "$src" = 0 ] || rc=$src
+  c1=$(counters)
+else
+  kill "$srv" 2>/dev/null; c0=$(counters); c1=$c0
+fi
+cat "$out/echo_server.log"
+d=$(delta "$c0" "$c1" 2048); drc=$?
+[ "$rc" = 0 ] && rc=$drc
+record "c2: librspreload TCP client <-> sdp4j server, 1 MiB echoed" "$rc" $(( $(date +%s) - t0 )) "$d"
+
+# ---- c3: sdp4j client -> rdma-core's rstream server (same -S/-C/-T on both sides: rstream's own protocol) ----
+log "c3: sdp4j client against rdma-core's rstream server (rstream -S 65536 -C 16 -T b -T v)"
+t0=$(date +%s)
+stdbuf -oL rstream -b $addr -p 7473 -S 65536 -C 16 -T b -T v > "$out/rstream.log" 2>&1 &
+srv=$!
+rc=1
+if wait_for_line "$out/rstream.log" 'name' 20; then
+  c0=$(counters)
+  "$java" "${jvm[@]}" -cp "$cp" org.sdp4j.rsocket.VmInterop rstream-client $addr 7473 65536 16 2>&1
+  rc=$?
+  wait "$srv"; src=$?; [ "$src" = 0 ] || rc=$src
+  c1=$(counters)
+else
+  kill "$srv" 2>/dev/null; c0=$(counters); c1=$c0
+fi
+cat "$out/rstream.log"
+d=$(delta "$c0" "$c1" 1024); drc=$?
+[ "$rc" = 0 ] && rc=$drc
+record "c3: sdp4j client <-> rstream server, 16 x 64 KiB each way, verified by both" "$rc" $(( $(date +%s) - t0 )) "$d"
+
+# ---- d, e: through the agent, unmodified java.net code and JDBC decided by libsdp.conf rules ----
+agent=$repo/sdp-jdbc/target/sdp4j-agent.jar
+vmlib=$repo/sdp-jni/target/vm-lib
+skipped=0
+if [ ! -f "$agent" ]; then
+  summary+=("SKIP  d, e: no $agent (build sdp-jdbc first)"); skipped=2
+else
+  # d: a plain java.net echo server and client, both under the agent, on "use sdp" rules
+  log "d: plain java.net client and server under the agent (use sdp server/client)"
+  printf '%s\n' 'log min-level 7 destination stderr' 'use sdp server * *:*' 'use sdp client * 10.9.9.1:*' \
+    > "$out/libsdp-d.conf"
+  t0=$(date +%s)
+  "$java" "${jvm[@]}" -javaagent:"$agent"=conf="$out/libsdp-d.conf" -cp "$repo/sdp-jni/target/test-classes" \
+    org.sdp4j.rsocket.PlainEcho server $addr 7474 1 > "$out/plain_server.log" 2>&1 &
+  srv=$!
+  rc=1
+  if wait_for_line "$out/plain_server.log" listening 60; then
+    c0=$(counters)
+    "$java" "${jvm[@]}" -javaagent:"$agent"=conf="$out/libsdp-d.conf" -cp "$repo/sdp-jni/target/test-classes" \
+      org.sdp4j.rsocket.PlainEcho client $addr 7474 1048576 > "$out/plain_client.log" 2>&1
+    rc=$?
+    cat "$out/plain_client.log"
+    wait "$srv"; src=$?; [ "$src" = 0 ] || rc=$src
+    c1=$(counters)
+  else
+    kill "$srv" 2>/dev/null; c0=$(counters); c1=$c0
+  fi
+  cat "$out/plain_server.log"
+  if [ "$rc" = 0 ] && ! { grep -q "client $addr:7474 .*rule=line 3 family=sdp transport=rsocket" "$out/plain_client.log" &&
+                          grep -q "server $addr:7474 .*rule=line 2 family=sdp transport=rsocket" "$out/plain_server.log"; }; then
+    echo "the decision log does not show both ends on transport=rsocket"; rc=3
+  fi
+  d=$(delta "$c0" "$c1" 2048); drc=$?
+  [ "$rc" = 0 ] && rc=$drc
+  record "d: agent: plain java.net client <-> server, both 'use sdp', 1 MiB echoed" "$rc" $(( $(date +%s) - t0 )) "$d"
+
+  # e: the IBM Db2 JDBC driver against Derby 10.8.3.0's DRDA server, both ends on "use sdp"
+  rows=${SDP4J_VM_JDBC_ROWS:-500}
+  log "e: agent: IBM JCC against Derby 10.8.3.0 DRDA, both ends on use sdp ($rows rows)"
+  printf '%s\n' 'log min-level 7 destination stderr' "use sdp server * $addr:50123" "use sdp client * $addr:50123" \
+    'use tcp server * *:*' 'use tcp client * *:*' > "$out/libsdp-e.conf"
+  t0=$(date +%s)
+  c0=$(counters)
+  "$java" "${jvm[@]}" -javaagent:"$agent"=conf="$out/libsdp-e.conf" \
+    -cp "$repo/sdp-jni/target/test-classes:$vmlib/jcc.jar:$vmlib/derby.jar:$vmlib/derbynet.jar" \
+    org.sdp4j.rsocket.JccDerbyVm $addr 50123 "$rows" > "$out/jcc.log" 2>&1
+  rc=$?
+  c1=$(counters)
+  cat "$out/jcc.log"
+  if [ "$rc" = 0 ] && ! { grep -q "server $addr:50123 .*family=sdp transport=rsocket" "$out/jcc.log" &&
+                          grep -q "client $addr:50123 .*family=sdp transport=rsocket" "$out/jcc.log"; }; then
+    echo "the decision log does not show both ends on transport=rsocket"; rc=3
+  fi
+  d=$(delta "$c0" "$c1" 1000); drc=$?
+  [ "$rc" = 0 ] && rc=$drc
+  record "e: agent: IBM JCC <-> Derby 10.8.3.0 DRDA, both 'use sdp', $rows rows INSERTed and SELECTed" \
+    "$rc" $(( $(date +%s) - t0 )) "$d"
+fi
+
+# ---- summary ----
+echo
+log "summary"
+printf '%s\n' "${summary[@]}" | tee "$out/summary.txt"
+if [ "$skipped" -gt 0 ]; then
+  echo "$passed passed, $failed failed, $skipped skipped" | tee -a "$out/summary.txt"
+else
+  echo "$passed passed, $failed failed" | tee -a "$out/summary.txt"
+fi
+[ "$failed" = 0 ]

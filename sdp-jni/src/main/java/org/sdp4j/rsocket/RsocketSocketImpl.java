@@ -1,0 +1,875 @@
+package org.sdp4j.rsocket;
+
+import java.io.FileDescriptor;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.net.Inet6Address;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.SocketAddress;
+import java.net.SocketException;
+import java.net.SocketImpl;
+import java.net.SocketOption;
+import java.net.SocketOptions;
+import java.net.SocketTimeoutException;
+import java.net.StandardSocketOptions;
+import java.net.UnknownHostException;
+import java.util.Objects;
+import java.util.Set;
+import java.util.concurrent.TimeUnit;
+
+import jdk.net.ExtendedSocketOptions;
+
+/**
+ * A {@link SocketImpl} over an rsocket (rdma-core librdmacm), for {@code java.net.Socket} and {@code ServerSocket}.
+ *
+ * <p><b>Waiting.</b> The rsocket is non-blocking; every wait is an {@code rpoll} on the rsocket and this impl's
+ * wakeup eventfd. So {@code SO_TIMEOUT} bounds reads and accept exactly, a connect timeout bounds address and
+ * route resolution as well as the handshake (rsockets' own blocking rconnect retries resolution for minutes
+ * against a destination no RDMA device reaches), and {@link #close()} from another thread wakes any thread blocked
+ * in read, write, accept or connect, which then throws {@code SocketException("Socket closed")}.
+ *
+ * <p><b>Closing.</b> Operations count themselves in and out; close marks the impl closed and signals the eventfd;
+ * the rsocket is rclose'd by whoever leaves last, so librdmacm never sees a descriptor freed under a running call.
+ *
+ * <p><b>Data.</b> Streams read and write the caller's array directly (JNI critical region around one non-blocking
+ * rrecv/rsend: no copy but the one into rsockets' registered buffers). {@link #available()} peeks without consuming
+ * (rsockets has no FIONREAD).
+ *
+ * <p>A concurrent {@link #shutdownInput()} does not wake a reader already waiting (rsockets gives no event for a
+ * local SHUT_RD); that reader returns at its next data, timeout or close, and later reads return -1.
+ */
+public final class RsocketSocketImpl extends SocketImpl {
+
+    /** How long one wait of accept watches the listener before re-checking (ms). */
+    private static final int ACCEPT_SLICE_MS = 100;
+    /** After a connection request: retries of raccept at 1, 2, 4 .. 32 ms, then 32 ms, up to this many. */
+    private static final int ACCEPT_BACKOFF_STEPS = 14;
+    private static final int ACCEPT_BACKOFF_MAX_MS = 32;
+
+    private final boolean server;
+    private final Object stateLock = new Object();
+
+    // guarded by stateLock
+    private boolean created;
+    private boolean closed;
+    private int useCount;
+    private int rfd = -1; // the rsocket
+    private int efd = -1; // wakeup eventfd
+    private InputStream in;
+    private OutputStream out;
+
+    private volatile boolean bound, listening, connected, inputShutdown, outputShutdown;
+    private volatile int timeout; // SO_TIMEOUT, ms
+    private volatile int lingerSeconds = -1; // rsockets keeps on/off only
+    private volatile int trafficClass; // IP_TOS: accepted and ignored, as Socket.setTrafficClass allows
+    private volatile int keepInterval, keepCount; // TCP_KEEPINTERVAL/TCP_KEEPCOUNT: rsockets accepts and ignores them
+
+    RsocketSocketImpl(boolean server) {
+        this.server = server;
+    }
+
+    // ---- lifecycle of operations ----
+
+    /** Counts an operation in; returns the rsocket. */
+    private int begin() throws SocketException {
+        synchronized (stateLock) {
+            if (closed) {
+                throw new SocketException("Socket closed");
+            }
+            if (!created) {
+                throw new SocketException("Socket not created");
+            }
+            useCount++;
+            return rfd;
+        }
+    }
+
+    private void end() {
+        int fd = -1, ev = -1;
+        synchronized (stateLock) {
+            if (--useCount == 0 && closed) {
+                fd = rfd;
+                ev = efd;
+                rfd = efd = -1;
+            }
+        }
+        if (ev >= 0) {
+            try {
+                closeNative(fd, ev);
+            } catch (IOException ignored) {
+                // the operation that brought us here is failing with "Socket closed" already
+            }
+        }
+    }
+
+    private int wakeFd() {
+        synchronized (stateLock) {
+            return efd;
+        }
+    }
+
+    private static void closeNative(int fd, int ev) throws IOException {
+        try {
+            if (fd >= 0) {
+                Native.close(fd);
+            }
+        } finally {
+            if (ev >= 0) {
+                Native.closeEvent(ev);
+            }
+        }
+    }
+
+    @Override
+    protected void create(boolean stream) throws IOException {
+        if (!stream) {
+            throw new SocketException("rsockets: datagram sockets are not supported by this SocketImpl");
+        }
+        Rsocket.ensureAvailability();
+        synchronized (stateLock) {
+            if (closed) {
+                throw new SocketException("Socket closed");
+            }
+            if (created) {
+                throw new SocketException("Already created");
+            }
+            int ev = Native.eventfd();
+            int fd;
+            try {
+                // The domain matters to rsockets only until bind/connect, which take the family of the address.
+                fd = Native.socket(false);
+            } catch (IOException | RuntimeException e) {
+                Native.closeEvent(ev);
+                throw e;
+            }
+            efd = ev;
+            rfd = fd;
+            created = true;
+            this.fd = new FileDescriptor(); // not a kernel socket: a marker only, never handed to the JDK
+        }
+    }
+
+    /** Fills this (not created) impl with an accepted rsocket; on failure nothing of it is kept (the caller closes nfd). */
+    private void accepted(int nfd) throws IOException {
+        InetSocketAddress peer = decode(Native.sockname(nfd, true));
+        int lport = decode(Native.sockname(nfd, false)).getPort();
+        int ev = Native.eventfd();
+        synchronized (stateLock) {
+            if (created || closed) {
+                Native.closeEvent(ev);
+                throw new SocketException("accept: the SocketImpl to fill is already in use or closed");
+            }
+            rfd = nfd;
+            efd = ev;
+            created = true;
+            connected = true;
+            bound = true;
+            this.fd = new FileDescriptor();
+            address = peer.getAddress();
+            port = peer.getPort();
+            localport = lport;
+        }
+    }
+
+    @Override
+    protected void close() throws IOException {
+        int fd, ev;
+        synchronized (stateLock) {
+            if (closed) {
+                return;
+            }
+            closed = true;
+            if (!created) {
+                return;
+            }
+            if (useCount > 0) {
+                Native.signal(efd); // a waiting thread wakes, throws, and the last one out closes
+                return;
+            }
+            fd = rfd;
+            ev = efd;
+            rfd = efd = -1;
+        }
+        closeNative(fd, ev);
+    }
+
+    boolean isClosed() {
+        synchronized (stateLock) {
+            return closed;
+        }
+    }
+
+    // ---- connect / bind / listen / accept ----
+
+    @Override
+    protected void connect(String host, int port) throws IOException {
+        connect(new InetSocketAddress(InetAddress.getByName(host), port), 0);
+    }
+
+    @Override
+    protected void connect(InetAddress address, int port) throws IOException {
+        connect(new InetSocketAddress(address, port), 0);
+    }
+
+    @Override
+    protected void connect(SocketAddress remote, int timeoutMillis) throws IOException {
+        if (!(remote instanceof InetSocketAddress)) {
+            throw new IllegalArgumentException("Unsupported address type: " + remote);
+        }
+        InetSocketAddress isa = (InetSocketAddress) remote;
+        if (isa.isUnresolved()) {
+            throw new UnknownHostException(isa.getHostName());
+        }
+        if (timeoutMillis < 0) {
+            throw new IllegalArgumentException("connect: timeout can't be negative");
+        }
+        InetAddress ia = isa.getAddress();
+        if (ia.isAnyLocalAddress()) {
+            ia = InetAddress.getLocalHost();
+        }
+        byte[] addr = ia.getAddress();
+        int scope = ia instanceof Inet6Address ? ((Inet6Address) ia).getScopeId() : 0;
+        int rport = isa.getPort();
+        int fd = begin();
+        try {
+            if (connected) {
+                throw new SocketException("Already connected");
+            }
+            if (listening) {
+                throw new SocketException("Socket is listening");
+            }
+            long deadline = timeoutMillis > 0 ? System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(timeoutMillis) : 0;
+            boolean done = Native.connect(fd, addr, scope, rport);
+            while (!done) {
+                int wait = remaining(deadline);
+                if (wait == 0) {
+                    throw new SocketTimeoutException("rconnect " + hostPort(ia, rport) + ": connect timed out after "
+                            + timeoutMillis + " ms");
+                }
+                int r = Native.poll(fd, Native.POLLOUT, wakeFd(), wait);
+                if ((r & Native.WOKEN) != 0) {
+                    throw new SocketException("Socket closed");
+                }
+                if (r != 0) {
+                    Native.finishConnect(fd, r, addr, scope, rport);
+                    done = true;
+                }
+            }
+            address = ia;
+            port = rport;
+            localport = decode(Native.sockname(fd, false)).getPort();
+            bound = true;
+            connected = true;
+        } catch (IOException | RuntimeException e) {
+            // as java.net.Socket does: a failed connect closes the socket
+            try {
+                close();
+            } catch (IOException suppressed) {
+                e.addSuppressed(suppressed);
+            }
+            throw e;
+        } finally {
+            end();
+        }
+    }
+
+    /** Milliseconds to wait: -1 without deadline, 0 when it passed, else at least 1. */
+    private static int remaining(long deadline) {
+        if (deadline == 0) {
+            return -1;
+        }
+        long ns = deadline - System.nanoTime();
+        if (ns <= 0) {
+            return 0;
+        }
+        return (int) Math.min(Integer.MAX_VALUE, Math.max(1, TimeUnit.NANOSECONDS.toMillis(ns + 999_999)));
+    }
+
+    private static long deadline(int timeoutMillis) {
+        return timeoutMillis > 0 ? System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(timeoutMillis) : 0;
+    }
+
+    @Override
+    protected void bind(InetAddress host, int lport) throws IOException {
+        if (lport < 0 || lport > 0xFFFF) {
+            throw new IllegalArgumentException("port out of range: " + lport);
+        }
+        InetAddress h = host != null ? host : new InetSocketAddress(0).getAddress();
+        int scope = h instanceof Inet6Address ? ((Inet6Address) h).getScopeId() : 0;
+        int fd = begin();
+        try {
+            if (bound) {
+                throw new SocketException("Already bound");
+            }
+            Native.bind(fd, h.getAddress(), scope, lport);
+            bound = true;
+            if (server) {
+                address = h; // ServerSocket.getInetAddress() reads this, as with the JDK's own impl
+            }
+            localport = decode(Native.sockname(fd, false)).getPort();
+        } finally {
+            end();
+        }
+    }
+
+    @Override
+    protected void listen(int backlog) throws IOException {
+        int fd = begin();
+        try {
+            if (!bound) {
+                throw new SocketException("listen: the socket is not bound");
+            }
+            Native.listen(fd, backlog < 1 ? 50 : backlog);
+            listening = true;
+        } finally {
+            end();
+        }
+    }
+
+    @Override
+    protected void accept(SocketImpl si) throws IOException {
+        if (!(si instanceof RsocketSocketImpl)) {
+            throw new SocketException("accept: needs an " + RsocketSocketImpl.class.getSimpleName()
+                    + " to fill, got " + (si == null ? "null" : si.getClass().getName()));
+        }
+        RsocketSocketImpl target = (RsocketSocketImpl) si;
+        int fd = begin();
+        try {
+            if (!listening) {
+                throw new SocketException("accept: the socket is not listening");
+            }
+            long deadline = deadline(timeout);
+            int nfd;
+            int pending = 0; // > 0: a connection request was seen; backing off until librdmacm has queued it
+            while ((nfd = Native.accept(fd)) == Native.UNAVAILABLE) {
+                int wait = remaining(deadline);
+                if (wait == 0) {
+                    throw new SocketTimeoutException("Accept timed out");
+                }
+                // Watching the listener's rdma_cm channel catches a request at once; the slice bounds the rare case of
+                // a request taken by librdmacm's accept service thread before this thread started watching.
+                int slice = pending > 0 ? Math.min(1 << (pending - 1), ACCEPT_BACKOFF_MAX_MS) : ACCEPT_SLICE_MS;
+                if (wait > 0) {
+                    slice = Math.min(slice, wait);
+                }
+                int r = Native.pollListener(fd, wakeFd(), slice, pending == 0);
+                if ((r & Native.WOKEN) != 0) {
+                    throw new SocketException("Socket closed");
+                }
+                if ((r & Native.POLLIN) != 0) {
+                    pending = 1;
+                } else if (pending > 0) {
+                    pending = pending < ACCEPT_BACKOFF_STEPS ? pending + 1 : 0;
+                }
+            }
+            try {
+                target.accepted(nfd);
+            } catch (IOException | RuntimeException e) {
+                try {
+                    Native.close(nfd);
+                } catch (IOException suppressed) {
+                    e.addSuppressed(suppressed);
+                }
+                throw e;
+            }
+        } finally {
+            end();
+        }
+    }
+
+    // ---- data ----
+
+    int read(byte[] b, int off, int len) throws IOException {
+        Objects.checkFromIndexSize(off, len, b.length);
+        int fd = begin();
+        try {
+            if (len == 0) {
+                return 0;
+            }
+            if (inputShutdown) {
+                return -1;
+            }
+            long deadline = deadline(timeout);
+            for (;;) {
+                int n = Native.read(fd, b, off, len);
+                if (n != Native.UNAVAILABLE) {
+                    return n; // > 0, or EOF (-1)
+                }
+                int wait = remaining(deadline);
+                if (wait == 0) {
+                    throw new SocketTimeoutException("Read timed out");
+                }
+                int r = Native.poll(fd, Native.POLLIN, wakeFd(), wait);
+                if ((r & Native.WOKEN) != 0) {
+                    throw new SocketException("Socket closed");
+                }
+            }
+        } finally {
+            end();
+        }
+    }
+
+    void write(byte[] b, int off, int len) throws IOException {
+        Objects.checkFromIndexSize(off, len, b.length);
+        int fd = begin();
+        try {
+            if (outputShutdown) {
+                throw new SocketException("Socket output is shutdown");
+            }
+            while (len > 0) {
+                int n = Native.write(fd, b, off, len);
+                if (n > 0) {
+                    off += n;
+                    len -= n;
+                    continue;
+                }
+                int r = Native.poll(fd, Native.POLLOUT, wakeFd(), -1);
+                if ((r & Native.WOKEN) != 0) {
+                    throw new SocketException("Socket closed");
+                }
+            }
+        } finally {
+            end();
+        }
+    }
+
+    @Override
+    protected int available() throws IOException {
+        int fd = begin();
+        try {
+            if (!connected) {
+                throw new SocketException("Socket is not connected");
+            }
+            return inputShutdown ? 0 : Native.available(fd);
+        } finally {
+            end();
+        }
+    }
+
+    @Override
+    protected InputStream getInputStream() throws IOException {
+        synchronized (stateLock) {
+            if (closed) {
+                throw new SocketException("Socket closed");
+            }
+            if (!connected) {
+                throw new SocketException("Socket is not connected");
+            }
+            if (in == null) {
+                in = new RsocketInputStream();
+            }
+            return in;
+        }
+    }
+
+    @Override
+    protected OutputStream getOutputStream() throws IOException {
+        synchronized (stateLock) {
+            if (closed) {
+                throw new SocketException("Socket closed");
+            }
+            if (!connected) {
+                throw new SocketException("Socket is not connected");
+            }
+            if (out == null) {
+                out = new RsocketOutputStream();
+            }
+            return out;
+        }
+    }
+
+    @Override
+    protected void shutdownInput() throws IOException {
+        int fd = begin();
+        try {
+            if (!connected) {
+                throw new SocketException("Socket is not connected");
+            }
+            if (!inputShutdown) {
+                Native.shutdown(fd, Native.SHUT_RD);
+                inputShutdown = true;
+            }
+        } finally {
+            end();
+        }
+    }
+
+    @Override
+    protected void shutdownOutput() throws IOException {
+        int fd = begin();
+        try {
+            if (!connected) {
+                throw new SocketException("Socket is not connected");
+            }
+            if (!outputShutdown) {
+                Native.shutdown(fd, Native.SHUT_WR);
+                outputShutdown = true;
+            }
+        } finally {
+            end();
+        }
+    }
+
+    @Override
+    protected boolean supportsUrgentData() {
+        return false;
+    }
+
+    @Override
+    protected void sendUrgentData(int data) throws IOException {
+        throw new SocketException("sendUrgentData: not supported by rsockets");
+    }
+
+    // ---- options: the int form (java.net.SocketOptions) ----
+
+    @Override
+    public void setOption(int optID, Object value) throws SocketException {
+        if (optID == SO_TIMEOUT) { // Java-side only: allowed before create(), as on the JDK's own impl
+            int t = intValue(optID, value);
+            if (t < 0) {
+                throw new IllegalArgumentException("SO_TIMEOUT: timeout < 0");
+            }
+            if (isClosed()) {
+                throw new SocketException("Socket closed");
+            }
+            timeout = t;
+            return;
+        }
+        int fd = begin();
+        try {
+            switch (optID) {
+                case SO_TIMEOUT: {
+                    int t = intValue(optID, value);
+                    if (t < 0) {
+                        throw new IllegalArgumentException("SO_TIMEOUT: timeout < 0");
+                    }
+                    timeout = t;
+                    break;
+                }
+                case TCP_NODELAY:
+                    Native.setOption(fd, Native.OPT_TCP_NODELAY, boolValue(optID, value) ? 1 : 0);
+                    break;
+                case SO_SNDBUF:
+                case SO_RCVBUF: {
+                    int v = intValue(optID, value);
+                    if (v <= 0) {
+                        throw new IllegalArgumentException(optName(optID) + ": size must be positive: " + v);
+                    }
+                    Native.setOption(fd, optID == SO_SNDBUF ? Native.OPT_SO_SNDBUF : Native.OPT_SO_RCVBUF, v);
+                    break;
+                }
+                case SO_KEEPALIVE:
+                    Native.setOption(fd, Native.OPT_SO_KEEPALIVE, boolValue(optID, value) ? 1 : 0);
+                    break;
+                case SO_REUSEADDR:
+                    Native.setOption(fd, Native.OPT_SO_REUSEADDR, boolValue(optID, value) ? 1 : 0);
+                    break;
+                case SO_OOBINLINE:
+                    Native.setOption(fd, Native.OPT_SO_OOBINLINE, boolValue(optID, value) ? 1 : 0);
+                    break;
+                case SO_LINGER: {
+                    // Socket.setSoLinger passes Boolean.FALSE for off, an Integer for on
+                    int secs;
+                    if (value instanceof Boolean) {
+                        if ((Boolean) value) {
+                            throw new SocketException("SO_LINGER: on needs a time in seconds");
+                        }
+                        secs = -1;
+                    } else {
+                        secs = intValue(optID, value);
+                        if (secs < 0) {
+                            secs = -1;
+                        }
+                    }
+                    Native.setOption(fd, Native.OPT_SO_LINGER, secs);
+                    lingerSeconds = secs;
+                    break;
+                }
+                case IP_TOS:
+                    trafficClass = intValue(optID, value) & 0xFF;
+                    break;
+                default:
+                    throw new SocketException("rsockets: option " + optName(optID) + " not supported");
+            }
+        } catch (SocketException e) {
+            throw e;
+        } catch (IOException e) {
+            throw wrap(e);
+        } finally {
+            end();
+        }
+    }
+
+    @Override
+    public Object getOption(int optID) throws SocketException {
+        if (optID == SO_TIMEOUT) {
+            if (isClosed()) {
+                throw new SocketException("Socket closed");
+            }
+            return timeout;
+        }
+        int fd = begin();
+        try {
+            switch (optID) {
+                case SO_TIMEOUT:
+                    return timeout;
+                case TCP_NODELAY:
+                    return Native.getOption(fd, Native.OPT_TCP_NODELAY) != 0;
+                case SO_SNDBUF:
+                    return Native.getOption(fd, Native.OPT_SO_SNDBUF);
+                case SO_RCVBUF:
+                    return Native.getOption(fd, Native.OPT_SO_RCVBUF);
+                case SO_KEEPALIVE:
+                    return Native.getOption(fd, Native.OPT_SO_KEEPALIVE) != 0;
+                case SO_REUSEADDR:
+                    return Native.getOption(fd, Native.OPT_SO_REUSEADDR) != 0;
+                case SO_OOBINLINE:
+                    return Native.getOption(fd, Native.OPT_SO_OOBINLINE) != 0;
+                case SO_LINGER: {
+                    int secs = lingerSeconds;
+                    return secs < 0 ? (Object) Boolean.FALSE : (Object) secs;
+                }
+                case SO_BINDADDR:
+                    return bound ? decode(Native.sockname(fd, false)).getAddress() : new InetSocketAddress(0).getAddress();
+                case IP_TOS:
+                    return trafficClass;
+                default:
+                    throw new SocketException("rsockets: option " + optName(optID) + " not supported");
+            }
+        } catch (SocketException e) {
+            throw e;
+        } catch (IOException e) {
+            throw wrap(e);
+        } finally {
+            end();
+        }
+    }
+
+    // ---- options: the SocketOption<T> form ----
+
+    // jdk.net's keep-alive options: JDBC drivers (IBM JCC among them) set TCP_KEEPIDLE through Socket.setOption.
+    // rsockets implements the idle time (its keep-alive service thread); interval and count do not apply to an RDMA
+    // reliable connection and are kept only to be read back.
+    private static final Set<SocketOption<?>> CLIENT_OPTIONS = Set.of(StandardSocketOptions.SO_SNDBUF,
+            StandardSocketOptions.SO_RCVBUF, StandardSocketOptions.SO_KEEPALIVE, StandardSocketOptions.SO_LINGER,
+            StandardSocketOptions.SO_REUSEADDR, StandardSocketOptions.TCP_NODELAY, StandardSocketOptions.IP_TOS,
+            ExtendedSocketOptions.TCP_KEEPIDLE, ExtendedSocketOptions.TCP_KEEPINTERVAL,
+            ExtendedSocketOptions.TCP_KEEPCOUNT,
+            RsocketOptions.RDMA_SQSIZE, RsocketOptions.RDMA_RQSIZE, RsocketOptions.RDMA_INLINE);
+    private static final Set<SocketOption<?>> SERVER_OPTIONS = Set.of(StandardSocketOptions.SO_RCVBUF,
+            StandardSocketOptions.SO_REUSEADDR, StandardSocketOptions.IP_TOS,
+            RsocketOptions.RDMA_SQSIZE, RsocketOptions.RDMA_RQSIZE, RsocketOptions.RDMA_INLINE);
+
+    @Override
+    protected Set<SocketOption<?>> supportedOptions() {
+        return server ? SERVER_OPTIONS : CLIENT_OPTIONS;
+    }
+
+    @Override
+    protected <T> void setOption(SocketOption<T> name, T value) throws IOException {
+        Objects.requireNonNull(name, "name");
+        if (!supportedOptions().contains(name)) {
+            throw new UnsupportedOperationException("'" + name + "' not supported");
+        }
+        if (!name.type().isInstance(value)) {
+            throw new IllegalArgumentException("Invalid value '" + value + "' for " + name);
+        }
+        if (name instanceof RsocketOptions.Opt || name == ExtendedSocketOptions.TCP_KEEPIDLE) {
+            int v = (Integer) value;
+            if (name == ExtendedSocketOptions.TCP_KEEPIDLE && v <= 0) {
+                throw new IllegalArgumentException("Invalid value '" + value + "' for " + name);
+            }
+            int fd = begin();
+            try {
+                Native.setOption(fd, name instanceof RsocketOptions.Opt ? ((RsocketOptions.Opt) name).id
+                        : Native.OPT_TCP_KEEPIDLE, v);
+            } finally {
+                end();
+            }
+        } else if (name == ExtendedSocketOptions.TCP_KEEPINTERVAL || name == ExtendedSocketOptions.TCP_KEEPCOUNT) {
+            int v = (Integer) value;
+            if (v <= 0) {
+                throw new IllegalArgumentException("Invalid value '" + value + "' for " + name);
+            }
+            int fd = begin(); // fails on a closed socket, as the others do
+            try {
+                if (name == ExtendedSocketOptions.TCP_KEEPINTERVAL) {
+                    keepInterval = v;
+                } else {
+                    keepCount = v;
+                }
+            } finally {
+                end();
+            }
+        } else if (name == StandardSocketOptions.SO_LINGER) {
+            int secs = (Integer) value;
+            setOption(SocketOptions.SO_LINGER, secs < 0 ? (Object) Boolean.FALSE : (Object) secs);
+        } else {
+            setOption(intId(name), value);
+        }
+    }
+
+    @Override
+    @SuppressWarnings("unchecked")
+    protected <T> T getOption(SocketOption<T> name) throws IOException {
+        Objects.requireNonNull(name, "name");
+        if (!supportedOptions().contains(name)) {
+            throw new UnsupportedOperationException("'" + name + "' not supported");
+        }
+        if (name instanceof RsocketOptions.Opt || name == ExtendedSocketOptions.TCP_KEEPIDLE) {
+            int fd = begin();
+            try {
+                return (T) Integer.valueOf(Native.getOption(fd, name instanceof RsocketOptions.Opt
+                        ? ((RsocketOptions.Opt) name).id : Native.OPT_TCP_KEEPIDLE));
+            } finally {
+                end();
+            }
+        }
+        if (name == ExtendedSocketOptions.TCP_KEEPINTERVAL || name == ExtendedSocketOptions.TCP_KEEPCOUNT) {
+            int fd = begin();
+            try {
+                int v = name == ExtendedSocketOptions.TCP_KEEPINTERVAL ? keepInterval : keepCount;
+                return (T) Integer.valueOf(v > 0 ? v : 1); // rsockets answers 1 ("not applicable") for both
+            } finally {
+                end();
+            }
+        }
+        if (name == StandardSocketOptions.SO_LINGER) {
+            Object v = getOption(SocketOptions.SO_LINGER);
+            return (T) (v instanceof Integer ? v : Integer.valueOf(-1));
+        }
+        return (T) getOption(intId(name));
+    }
+
+    private static int intId(SocketOption<?> name) {
+        if (name == StandardSocketOptions.SO_SNDBUF) {
+            return SO_SNDBUF;
+        } else if (name == StandardSocketOptions.SO_RCVBUF) {
+            return SO_RCVBUF;
+        } else if (name == StandardSocketOptions.SO_KEEPALIVE) {
+            return SO_KEEPALIVE;
+        } else if (name == StandardSocketOptions.SO_REUSEADDR) {
+            return SO_REUSEADDR;
+        } else if (name == StandardSocketOptions.TCP_NODELAY) {
+            return TCP_NODELAY;
+        } else if (name == StandardSocketOptions.IP_TOS) {
+            return IP_TOS;
+        }
+        throw new UnsupportedOperationException("'" + name + "' not supported");
+    }
+
+    private static int intValue(int optID, Object value) throws SocketException {
+        if (value instanceof Integer) {
+            return (Integer) value;
+        }
+        throw new SocketException(optName(optID) + ": needs an Integer, got " + value);
+    }
+
+    private static boolean boolValue(int optID, Object value) throws SocketException {
+        if (value instanceof Boolean) {
+            return (Boolean) value;
+        }
+        throw new SocketException(optName(optID) + ": needs a Boolean, got " + value);
+    }
+
+    private static String optName(int optID) {
+        switch (optID) {
+            case SO_TIMEOUT: return "SO_TIMEOUT";
+            case TCP_NODELAY: return "TCP_NODELAY";
+            case SO_SNDBUF: return "SO_SNDBUF";
+            case SO_RCVBUF: return "SO_RCVBUF";
+            case SO_KEEPALIVE: return "SO_KEEPALIVE";
+            case SO_REUSEADDR: return "SO_REUSEADDR";
+            case SO_REUSEPORT: return "SO_REUSEPORT";
+            case SO_OOBINLINE: return "SO_OOBINLINE";
+            case SO_LINGER: return "SO_LINGER";
+            case SO_BINDADDR: return "SO_BINDADDR";
+            case IP_TOS: return "IP_TOS";
+            default: return "0x" + Integer.toHexString(optID);
+        }
+    }
+
+    private static SocketException wrap(IOException e) {
+        SocketException se = new SocketException(e.getMessage());
+        se.initCause(e);
+        return se;
+    }
+
+    // ---- addresses ----
+
+    static InetSocketAddress decode(byte[] b) throws UnknownHostException {
+        if (b.length == 6) {
+            return new InetSocketAddress(InetAddress.getByAddress(new byte[] {b[0], b[1], b[2], b[3]}),
+                    (b[4] & 0xFF) << 8 | (b[5] & 0xFF));
+        }
+        byte[] a = new byte[16];
+        System.arraycopy(b, 0, a, 0, 16);
+        int p = (b[16] & 0xFF) << 8 | (b[17] & 0xFF);
+        int scope = (b[18] & 0xFF) << 24 | (b[19] & 0xFF) << 16 | (b[20] & 0xFF) << 8 | (b[21] & 0xFF);
+        InetAddress ia = scope != 0 ? Inet6Address.getByAddress(null, a, scope) : InetAddress.getByAddress(a);
+        return new InetSocketAddress(ia, p);
+    }
+
+    static String hostPort(InetAddress a, int port) {
+        String h = a.getHostAddress();
+        return (a instanceof Inet6Address ? "[" + h + "]" : h) + ":" + port;
+    }
+
+    /** The rsocket descriptor, -1 when none (for logs and tests). */
+    public int rsocketFd() {
+        synchronized (stateLock) {
+            return rfd;
+        }
+    }
+
+    @Override
+    public String toString() {
+        return "RsocketSocketImpl[fd=" + rsocketFd() + (address != null ? ", addr=" + address : "")
+                + ", port=" + port + ", localport=" + localport + (isClosed() ? ", closed" : "") + "]";
+    }
+
+    // ---- streams ----
+
+    private final class RsocketInputStream extends InputStream {
+        @Override
+        public int read() throws IOException {
+            byte[] one = new byte[1];
+            int n = RsocketSocketImpl.this.read(one, 0, 1);
+            return n <= 0 ? -1 : one[0] & 0xFF;
+        }
+
+        @Override
+        public int read(byte[] b, int off, int len) throws IOException {
+            return RsocketSocketImpl.this.read(b, off, len);
+        }
+
+        @Override
+        public int available() throws IOException {
+            return RsocketSocketImpl.this.available();
+        }
+
+        @Override
+        public void close() throws IOException {
+            RsocketSocketImpl.this.close(); // as the JDK's socket streams: closing one closes the socket
+        }
+    }
+
+    private final class RsocketOutputStream extends OutputStream {
+        @Override
+        public void write(int b) throws IOException {
+            RsocketSocketImpl.this.write(new byte[] {(byte) b}, 0, 1);
+        }
+
+        @Override
+        public void write(byte[] b, int off, int len) throws IOException {
+            RsocketSocketImpl.this.write(b, off, len);
+        }
+
+        @Override
+        public void close() throws IOException {
+            RsocketSocketImpl.this.close();
+        }
+    }
+}

@@ -1,0 +1,69 @@
+package org.sdp4j.rsocket;
+
+import java.io.IOException;
+import java.net.SocketImpl;
+import java.nio.channels.ServerSocketChannel;
+import java.nio.channels.SocketChannel;
+import java.nio.channels.spi.SelectorProvider;
+
+import org.sdp4j.conf.Family;
+import org.sdp4j.transport.Poller;
+import org.sdp4j.transport.Transport;
+
+/**
+ * The rsocket transport (rule family {@code sdp}): rdma-core's rsockets through libsdp4j.so. Found by
+ * {@link java.util.ServiceLoader}; constructing it loads nothing, {@link #isAvailable()} loads and probes once
+ * and never throws.
+ */
+public final class RsocketTransport implements Transport {
+
+    public RsocketTransport() {
+        // cheap on purpose: ServiceLoader instantiates every transport, used or not
+    }
+
+    @Override
+    public String name() {
+        return "rsocket";
+    }
+
+    @Override
+    public Family family() {
+        return Family.SDP;
+    }
+
+    @Override
+    public boolean isAvailable() {
+        return Rsocket.isAvailable();
+    }
+
+    @Override
+    public Throwable unavailabilityCause() {
+        return Rsocket.unavailabilityCause();
+    }
+
+    @Override
+    public SocketImpl newSocketImpl(boolean server) throws IOException {
+        Rsocket.ensureAvailability();
+        return new RsocketSocketImpl(server);
+    }
+
+    @Override
+    public SocketChannel openSocketChannel(SelectorProvider provider) throws IOException {
+        throw new UnsupportedOperationException("NIO over rsockets: not yet");
+    }
+
+    @Override
+    public ServerSocketChannel openServerSocketChannel(SelectorProvider provider) throws IOException {
+        throw new UnsupportedOperationException("NIO over rsockets: not yet");
+    }
+
+    @Override
+    public Poller newPoller() throws IOException {
+        return new RsocketPoller();
+    }
+
+    @Override
+    public String toString() {
+        return "rsocket transport (" + (isAvailable() ? "available" : "unavailable: " + unavailabilityCause().getMessage()) + ")";
+    }
+}
