@@ -13,7 +13,9 @@
 #   d  through the agent (sdp-jdbc/target/sdp4j-agent.jar): a plain java.net echo client and server on
 #      "use sdp" rules; the decision log must name transport=rsocket for both ends
 #   e  through the agent: the IBM Db2 JDBC driver against Derby 10.8.3.0's DRDA server, both ends "use sdp"
-#   (d and e are skipped when the agent jar is not built)
+#   f  through the agent: the same JDBC workload with the client on "use both" and the server on TCP only (fallback)
+#   g  through the agent: a "use both" server (rsockets + TCP on one port) serving an sdp and a tcp client
+#   (d to g are skipped when the agent jar is not built)
 # Closing line: "N passed, M failed"; exit status 0 only when nothing failed.
 set -uo pipefail
 repo=$(cd "$(dirname "$0")/../.." && pwd)
@@ -144,7 +146,7 @@ agent=$repo/sdp-jdbc/target/sdp4j-agent.jar
 vmlib=$repo/sdp-jni/target/vm-lib
 skipped=0
 if [ ! -f "$agent" ]; then
-  summary+=("SKIP  d, e: no $agent (build sdp-jdbc first)"); skipped=2
+  summary+=("SKIP  d-g: no $agent (build sdp-jdbc first)"); skipped=4
 else
   # d: a plain java.net echo server and client, both under the agent, on "use sdp" rules
   log "d: plain java.net client and server under the agent (use sdp server/client)"
@@ -176,7 +178,7 @@ else
   record "d: agent: plain java.net client <-> server, both 'use sdp', 1 MiB echoed" "$rc" $(( $(date +%s) - t0 )) "$d"
 
   # e: the IBM Db2 JDBC driver against Derby 10.8.3.0's DRDA server, both ends on "use sdp"
-  rows=${SDP4J_VM_JDBC_ROWS:-500}
+  rows=${SDP4J_VM_JDBC_ROWS:-4000}
   log "e: agent: IBM JCC against Derby 10.8.3.0 DRDA, both ends on use sdp ($rows rows)"
   printf '%s\n' 'log min-level 7 destination stderr' "use sdp server * $addr:50123" "use sdp client * $addr:50123" \
     'use tcp server * *:*' 'use tcp client * *:*' > "$out/libsdp-e.conf"
@@ -195,6 +197,58 @@ else
   d=$(delta "$c0" "$c1" 1000); drc=$?
   [ "$rc" = 0 ] && rc=$drc
   record "e: agent: IBM JCC <-> Derby 10.8.3.0 DRDA, both 'use sdp', $rows rows INSERTed and SELECTed" \
+    "$rc" $(( $(date +%s) - t0 )) "$d"
+
+  # f: the same workload with the client on "both" and the server on TCP only: the RDMA attempt is rejected (no
+  # rsocket listener on that port), the client falls back to TCP, and every row still arrives once
+  log "f: agent: IBM JCC on 'use both' against Derby on TCP only ($rows rows): fallback"
+  printf '%s\n' 'log min-level 7 destination stderr' "use tcp server * $addr:50124" "use both client * $addr:50124" \
+    'use tcp server * *:*' 'use tcp client * *:*' > "$out/libsdp-f.conf"
+  t0=$(date +%s)
+  "$java" "${jvm[@]}" -javaagent:"$agent"=conf="$out/libsdp-f.conf" \
+    -cp "$repo/sdp-jni/target/test-classes:$vmlib/jcc.jar:$vmlib/derby.jar:$vmlib/derbynet.jar" \
+    org.sdp4j.rsocket.JccDerbyVm $addr 50124 "$rows" > "$out/jcc-both.log" 2>&1
+  rc=$?
+  cat "$out/jcc-both.log"
+  if [ "$rc" = 0 ] && ! { grep -q "server $addr:50124 .*family=tcp transport=tcp" "$out/jcc-both.log" &&
+                          grep -q "client $addr:50124 .*family=both transport=tcp fallback=\"rsocket connect failed" "$out/jcc-both.log"; }; then
+    echo "the decision log does not show the client's fallback from rsocket to tcp"; rc=3
+  fi
+  record "f: agent: IBM JCC 'use both' -> Derby on TCP only: fell back to TCP, $rows rows checked" \
+    "$rc" $(( $(date +%s) - t0 )) ""
+
+  # g: a "both" server listens on rsockets and TCP on one port; an sdp client and a tcp client are both served
+  log "g: agent: 'use both' server accepting an rsocket client and a TCP client on one port"
+  printf '%s\n' 'log min-level 7 destination stderr' 'use both server * *:*' > "$out/libsdp-g-server.conf"
+  printf '%s\n' 'log min-level 7 destination stderr' 'use sdp client * *:*' > "$out/libsdp-g-sdp.conf"
+  printf '%s\n' 'log min-level 7 destination stderr' 'use tcp client * *:*' > "$out/libsdp-g-tcp.conf"
+  t0=$(date +%s)
+  "$java" "${jvm[@]}" -javaagent:"$agent"=conf="$out/libsdp-g-server.conf" -cp "$repo/sdp-jni/target/test-classes" \
+    org.sdp4j.rsocket.PlainEcho server $addr 7475 2 > "$out/both_server.log" 2>&1 &
+  srv=$!
+  rc=1
+  if wait_for_line "$out/both_server.log" listening 60; then
+    c0=$(counters)
+    "$java" "${jvm[@]}" -javaagent:"$agent"=conf="$out/libsdp-g-sdp.conf" -cp "$repo/sdp-jni/target/test-classes" \
+      org.sdp4j.rsocket.PlainEcho client $addr 7475 262144 > "$out/both_client_sdp.log" 2>&1
+    rc=$?
+    c1=$(counters)
+    "$java" "${jvm[@]}" -javaagent:"$agent"=conf="$out/libsdp-g-tcp.conf" -cp "$repo/sdp-jni/target/test-classes" \
+      org.sdp4j.rsocket.PlainEcho client $addr 7475 262144 > "$out/both_client_tcp.log" 2>&1
+    trc=$?; [ "$rc" = 0 ] && rc=$trc
+    wait "$srv"; src=$?; [ "$rc" = 0 ] && rc=$src
+  else
+    kill "$srv" 2>/dev/null; c0=$(counters); c1=$c0
+  fi
+  cat "$out/both_server.log" "$out/both_client_sdp.log" "$out/both_client_tcp.log" 2>/dev/null
+  if [ "$rc" = 0 ] && ! { grep -q "server $addr:7475 .*family=both transport=rsocket+tcp" "$out/both_server.log" &&
+                          grep -q "client $addr:7475 .*family=sdp transport=rsocket" "$out/both_client_sdp.log" &&
+                          grep -q "client $addr:7475 .*family=tcp transport=tcp" "$out/both_client_tcp.log"; }; then
+    echo "the decision logs do not show a dual listener serving an rsocket and a tcp client"; rc=3
+  fi
+  d=$(delta "$c0" "$c1" 256); drc=$?
+  [ "$rc" = 0 ] && rc=$drc
+  record "g: agent: 'use both' server on one port served an rsocket client and a TCP client" \
     "$rc" $(( $(date +%s) - t0 )) "$d"
 fi
 

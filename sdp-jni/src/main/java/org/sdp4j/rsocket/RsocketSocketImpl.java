@@ -21,6 +21,9 @@ import java.util.concurrent.TimeUnit;
 
 import jdk.net.ExtendedSocketOptions;
 
+import org.sdp4j.transport.Transport;
+import org.sdp4j.transport.TransportChannel;
+
 /**
  * A {@link SocketImpl} over an rsocket (rdma-core librdmacm), for {@code java.net.Socket} and {@code ServerSocket}.
  *
@@ -40,7 +43,7 @@ import jdk.net.ExtendedSocketOptions;
  * <p>A concurrent {@link #shutdownInput()} does not wake a reader already waiting (rsockets gives no event for a
  * local SHUT_RD); that reader returns at its next data, timeout or close, and later reads return -1.
  */
-public final class RsocketSocketImpl extends SocketImpl {
+public final class RsocketSocketImpl extends SocketImpl implements TransportChannel {
 
     /** How long one wait of accept watches the listener before re-checking (ms). */
     private static final int ACCEPT_SLICE_MS = 100;
@@ -815,6 +818,23 @@ public final class RsocketSocketImpl extends SocketImpl {
     static String hostPort(InetAddress a, int port) {
         String h = a.getHostAddress();
         return (a instanceof Inet6Address ? "[" + h + "]" : h) + ":" + port;
+    }
+
+    private volatile Transport owner;
+
+    void owner(Transport t) {
+        owner = t;
+    }
+
+    @Override
+    public Transport transport() {
+        return owner;
+    }
+
+    /** For a {@code both} listener: the descriptor its transport's {@link RsocketPoller} waits on. */
+    @Override
+    public int pollFd() {
+        return rsocketFd();
     }
 
     /** The rsocket descriptor, -1 when none (for logs and tests). */

@@ -44,7 +44,9 @@ public final class RsocketTransport implements Transport {
     @Override
     public SocketImpl newSocketImpl(boolean server) throws IOException {
         Rsocket.ensureAvailability();
-        return new RsocketSocketImpl(server);
+        RsocketSocketImpl impl = new RsocketSocketImpl(server);
+        impl.owner(this);
+        return impl;
     }
 
     @Override
