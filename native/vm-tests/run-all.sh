@@ -223,8 +223,9 @@ else
   printf '%s\n' 'log min-level 7 destination stderr' 'use sdp client * *:*' > "$out/libsdp-g-sdp.conf"
   printf '%s\n' 'log min-level 7 destination stderr' 'use tcp client * *:*' > "$out/libsdp-g-tcp.conf"
   t0=$(date +%s)
-  "$java" "${jvm[@]}" -javaagent:"$agent"=conf="$out/libsdp-g-server.conf" -cp "$repo/sdp-jni/target/test-classes" \
-    org.sdp4j.rsocket.PlainEcho server $addr 7475 2 > "$out/both_server.log" 2>&1 &
+  # bounded: a server that never gets its second client must not hang the suite
+  timeout 180 "$java" "${jvm[@]}" -javaagent:"$agent"=conf="$out/libsdp-g-server.conf" \
+    -cp "$repo/sdp-jni/target/test-classes" org.sdp4j.rsocket.PlainEcho server $addr 7475 2 > "$out/both_server.log" 2>&1 &
   srv=$!
   rc=1
   if wait_for_line "$out/both_server.log" listening 60; then

@@ -374,13 +374,19 @@ public final class CompareTransports {
         Files.writeString(s.out.resolve("probe-" + c.name + ".txt"), String.join(" ", cmd) + "\n\n" + r.output);
         if (r.timedOut) {
             c.unavailable = "probe (listen + connect + 64-byte echo) did not finish in 90 s";
-        } else if (r.exit != 0 || !r.output.contains("probe ok")) {
+        } else if (r.exit != 0 || !(r.output.contains("probe ok") || r.output.contains("probe partial: "))) {
             c.unavailable = probeReason(r.output, r.exit);
             String transport = c.family.equals("sdp") || c.family.equals("both") ? "rsocket" : c.family;
             String why = selftest == null ? null : selftestReason(selftest, transport);
             if (why != null && !c.unavailable.contains(why)) c.unavailable += " [selftest: " + transport + " unavailable: " + why + "]";
         } else {
             c.note = probeNote(r.output);
+            Matcher partial = Pattern.compile("^probe partial: (.*)$", Pattern.MULTILINE).matcher(r.output);
+            if (partial.find()) {
+                String why = partial.group(1);
+                int cause = why.indexOf(" <- ");
+                c.note += (c.note.isEmpty() ? "" : "; ") + (cause > 0 ? why.substring(0, cause) : why);
+            }
         }
     }
 

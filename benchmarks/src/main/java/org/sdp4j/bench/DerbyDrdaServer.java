@@ -15,7 +15,8 @@ import org.apache.derby.drda.NetworkServerControl;
 
 /**
  * Apache Derby 10.8.3.0's Network Server (a DRDA server the IBM Db2 JDBC driver accepts) started inside this JVM
- * on 127.0.0.1 and a free port, with {@code derby.system.home} in a fresh temporary directory.
+ * on 127.0.0.1 (or {@code -Dsdp4j.bench.host}, see {@link #benchHost}) and a free port, with {@code derby.system.home}
+ * in a fresh temporary directory.
  * Only one per JVM: Derby's engine is a JVM-wide singleton.
  */
 public final class DerbyDrdaServer implements AutoCloseable {
@@ -45,7 +46,7 @@ public final class DerbyDrdaServer implements AutoCloseable {
      * @param console where Derby's console messages go, or null for derby.log in the home directory
      */
     public static DerbyDrdaServer start(int port, Path home, PrintWriter console) throws Exception {
-        InetAddress lo = InetAddress.getByName("127.0.0.1");
+        InetAddress lo = benchHost();
         boolean tmp = home == null;
         if (tmp) home = Files.createTempDirectory("sdp4j-derby-");
         System.setProperty("derby.system.home", home.toAbsolutePath().toString());
@@ -66,9 +67,9 @@ public final class DerbyDrdaServer implements AutoCloseable {
         if (watch.ready()) return new DerbyDrdaServer(control, lo, port, home, tmp);
         try { control.shutdown(); } catch (Exception ignored) { /* it never came up */ }
         if (watch.failure() != null) {
-            throw new IOException("Derby Network Server failed to start on 127.0.0.1:" + port + ": " + watch.failure());
+            throw new IOException("Derby Network Server failed to start on " + lo.getHostAddress() + ":" + port + ": " + watch.failure());
         }
-        throw new IOException("Derby Network Server did not report ready on 127.0.0.1:" + port + " within 60 s; console: " + watch.text());
+        throw new IOException("Derby Network Server did not report ready on " + lo.getHostAddress() + ":" + port + " within 60 s; console: " + watch.text());
     }
 
     /** Collects the Network Server's console output (and forwards it) to see "ready" or a failure. */
@@ -95,6 +96,8 @@ public final class DerbyDrdaServer implements AutoCloseable {
             String[] lines = text.toString().split("\\R");
             for (int i = 0; i < lines.length; i++) {
                 String line = lines[i];
+                // warnings do not stop the server (e.g. "Warning: UnknownHostException" where the host has no name)
+                if (line.contains("Warning:")) continue;
                 if (line.contains("Exception") || line.contains("Could not") || line.contains("rror")) {
                     // the cause is often on the next line ("Could not listen on port N on host H:" / " java.net...")
                     String more = i + 1 < lines.length ? " " + lines[i + 1].trim() : "";
@@ -103,6 +106,15 @@ public final class DerbyDrdaServer implements AutoCloseable {
             }
             return null;
         }
+    }
+
+    /**
+     * The address the benchmarks' servers listen on and their clients connect to: {@code -Dsdp4j.bench.host}, default
+     * 127.0.0.1. rsockets cannot use loopback (rdma_cm to 127.0.0.1 fails with ENODEV), so on an RDMA host (or the
+     * soft-RoCE VM) this is the RDMA interface's own address, e.g. 10.9.9.1.
+     */
+    public static InetAddress benchHost() throws java.net.UnknownHostException {
+        return InetAddress.getByName(System.getProperty("sdp4j.bench.host", "127.0.0.1"));
     }
 
     /** A port that was free a moment ago (bound to port 0 and closed again). */

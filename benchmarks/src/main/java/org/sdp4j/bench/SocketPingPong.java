@@ -56,7 +56,7 @@ public class SocketPingPong {
 
         @Setup(Level.Trial)
         public void setup() throws IOException {
-            InetAddress lo = InetAddress.getByName("127.0.0.1");
+            InetAddress lo = DerbyDrdaServer.benchHost();
             server = new ServerSocket(0, 1, lo);
             echo = new Thread(() -> echoSocket(server, size), "echo-socket");
             echo.setDaemon(true);
@@ -102,7 +102,7 @@ public class SocketPingPong {
 
         @Setup(Level.Trial)
         public void setup() throws IOException {
-            InetAddress lo = InetAddress.getByName("127.0.0.1");
+            InetAddress lo = DerbyDrdaServer.benchHost();
             server = ServerSocketChannel.open();
             server.bind(new InetSocketAddress(lo, 0), 1);
             int port = ((InetSocketAddress) server.getLocalAddress()).getPort();

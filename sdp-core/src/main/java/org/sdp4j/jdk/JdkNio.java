@@ -37,7 +37,8 @@ public final class JdkNio {
         static {
             java.lang.invoke.MethodHandle h = null;
             try {
-                h = java.lang.invoke.MethodHandles.publicLookup().findStatic(Class.forName("sun.nio.ch.IOUtil"),
+                // our own lookup: sun.nio.ch is exported to sdp4j's module only (qualified), which publicLookup ignores
+                h = java.lang.invoke.MethodHandles.lookup().findStatic(Class.forName("sun.nio.ch.IOUtil"),
                         "fdVal", java.lang.invoke.MethodType.methodType(int.class, java.io.FileDescriptor.class));
             } catch (ReflectiveOperationException | RuntimeException e) {
                 // reported by fdVal
