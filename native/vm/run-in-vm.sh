@@ -27,6 +27,14 @@ if [ -z "$kver" ] || [ ! -f "$initrd" ] || ! command -v qemu-system-x86_64 >/dev
   exit 2
 fi
 
+# The guest mounts fresh tmpfs on /tmp, /run and /var/tmp: a working directory there does not exist inside.
+case "$PWD/" in
+  /tmp/*|/run/*|/var/tmp/*)
+    echo "sdp4j vm: the current directory $PWD is under /tmp, /run or /var/tmp, which the guest replaces with" \
+         "empty tmpfs; run from a checkout elsewhere (e.g. under /root or /work)" >&2
+    exit 2 ;;
+esac
+
 out=${SDP4J_VM_OUT:-$build/run-$(date +%Y%m%d-%H%M%S)-$$}
 mkdir -p "$out"
 # keep the 10 newest run directories
