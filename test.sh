@@ -25,5 +25,6 @@ fi
 if [ "${SDP4J_SKIP_VM:-0}" != 1 ] && [ -x native/vm/run-in-vm.sh ]; then
   echo "== RDMA tests on soft-RoCE in a qemu VM"
   native/vm/setup.sh
-  native/vm/run-in-vm.sh -- native/vm-tests/run-all.sh
+  # the suite takes ~5 min under TCG here (two 4000-row JDBC runs); the bound leaves room for a slower machine
+  native/vm/run-in-vm.sh -t 1200 -- native/vm-tests/run-all.sh
 fi
