@@ -134,8 +134,10 @@ public final class ConfigParser {
             case "sdp" -> Family.SDP;
             case "tcp" -> Family.TCP;
             case "both" -> Family.BOTH;
-            default -> throw in.error("expected sdp, tcp or both after 'use', found " + quote(fam) + caseHint(fam,
-                    "sdp", "tcp", "both"));
+            // not in KEYWORDS: libsdp reads 'ucx' as a name, so a program called ucx still parses as before
+            case "ucx" -> Family.UCX;
+            default -> throw in.error("expected sdp, tcp, both or ucx after 'use', found " + quote(fam)
+                    + caseHint(fam, "sdp", "tcp", "both", "ucx"));
         };
         String roleWord = in.word(false);
         Role role = switch (roleWord == null ? "" : roleWord) {

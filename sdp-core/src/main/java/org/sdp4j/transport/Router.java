@@ -100,7 +100,7 @@ public final class Router {
             case SDP -> {
                 Transport t = transports.apply(Family.SDP);
                 if (t == null || !t.isAvailable()) {
-                    String why = unavailable(t);
+                    String why = unavailable(Family.SDP, t);
                     SdpLog.decision(Role.CLIENT, remote, program, m, "none", null, why);
                     throw (ConnectException) new ConnectException("sdp4j: " + where(m) + " sends " + hostPort(remote)
                             + " to RDMA, but " + why).initCause(t == null ? null : t.unavailabilityCause());
@@ -115,6 +115,7 @@ public final class Router {
                 return t;
             }
             default -> {
+                // both (rsockets) and ucx: the accelerated transport within a bounded time, else TCP
                 return connectBoth(remote, timeoutMillis, m, rdma, tcp);
             }
         }
@@ -122,14 +123,15 @@ public final class Router {
 
     private Transport connectBoth(InetSocketAddress remote, int timeoutMillis, Match m, RdmaPath rdma, TcpPath tcp)
             throws IOException {
-        Transport t = transports.apply(Family.SDP);
+        Family f = m.family().transportFamily();
+        Transport t = transports.apply(f);
         if (t == null || !t.isAvailable()) {
-            tcpOrLog(remote, m, tcp, timeoutMillis, unavailable(t));
+            tcpOrLog(remote, m, tcp, timeoutMillis, unavailable(f, t));
             return TcpTransport.INSTANCE;
         }
         NegativeCache.Failure recent = failed.recent(remote);
         if (recent != null) {
-            tcpOrLog(remote, m, tcp, timeoutMillis, "RDMA to " + hostPort(remote) + " failed "
+            tcpOrLog(remote, m, tcp, timeoutMillis, t.name() + " to " + hostPort(remote) + " failed "
                     + ago(recent.atNanos()) + " ago (" + recent.reason() + "); next attempt after "
                     + failed.retryMillis() + " ms");
             return TcpTransport.INSTANCE;
@@ -172,7 +174,8 @@ public final class Router {
      */
     public Transport listen(InetSocketAddress local, ListenPaths paths) throws IOException {
         Match m = match(Role.SERVER, local);
-        Transport t = m.family() == Family.TCP ? null : transports.apply(Family.SDP);
+        Family f = m.family().transportFamily();
+        Transport t = m.family() == Family.TCP ? null : transports.apply(f);
         boolean rdmaOk = t != null && t.isAvailable();
         switch (m.family()) {
             case TCP -> {
@@ -182,7 +185,7 @@ public final class Router {
             }
             case SDP -> {
                 if (!rdmaOk) {
-                    String why = unavailable(t);
+                    String why = unavailable(f, t);
                     SdpLog.decision(Role.SERVER, local, program, m, "none", null, why);
                     throw (SocketException) new SocketException("sdp4j: " + where(m) + " puts the listener "
                             + hostPort(local) + " on RDMA, but " + why)
@@ -200,7 +203,7 @@ public final class Router {
             default -> {
                 if (!rdmaOk) {
                     paths.tcp();
-                    SdpLog.decision(Role.SERVER, local, program, m, "tcp", unavailable(t));
+                    SdpLog.decision(Role.SERVER, local, program, m, "tcp", unavailable(f, t));
                     return TcpTransport.INSTANCE;
                 }
                 try {
@@ -216,9 +219,10 @@ public final class Router {
         }
     }
 
-    private static String unavailable(Transport t) {
+    private static String unavailable(Family f, Transport t) {
         if (t == null) {
-            return "no RDMA transport is installed (sdp-jni is not on the class path)";
+            return f == Family.UCX ? "no UCX transport is installed (sdp-ucx is not on the class path)"
+                    : "no RDMA transport is installed (sdp-jni is not on the class path)";
         }
         Throwable c = t.unavailabilityCause();
         return t.name() + " is unavailable: " + (c == null ? "unknown reason" : c.getMessage());

@@ -51,7 +51,9 @@ class GrammarTest {
             "use tcp client * *:*,       TCP,  CLIENT",
             "use tcp connect * *:*,      TCP,  CLIENT",
             "use both server * *:*,      BOTH, SERVER",
-            "use both connect * *:*,     BOTH, CLIENT"})
+            "use both connect * *:*,     BOTH, CLIENT",
+            "use ucx server * *:*,       UCX,  SERVER",
+            "use ucx connect * *:*,      UCX,  CLIENT"})
     void familiesAndRolesIncludingSynonyms(String line, Family family, Role role) throws ConfigException {
         Rule r = parse(line).rules().get(0);
         assertEquals(family, r.family());
@@ -181,5 +183,18 @@ class GrammarTest {
         Rule r = parse("# α comment with non-ASCII", "use sdp client prögram *:*").rules().get(0);
         assertEquals("prögram", r.program());
         assertEquals(2, r.line());
+    }
+
+    @Test
+    void ucxIsAFamilyWordOnlySoAProgramNamedUcxParsesAsInLibsdp() throws ConfigException {
+        // libsdp rejects 'use ucx', so the addition cannot change a valid libsdp.conf; but 'ucx' as a program
+        // name is valid libsdp and must keep meaning the program
+        RuleSet set = parse("use sdp server ucx *:1527", "use ucx client ucx *:1527");
+        assertEquals(Family.SDP, set.rules().get(0).family());
+        assertEquals("ucx", set.rules().get(0).program());
+        assertEquals(Family.UCX, set.rules().get(1).family());
+        assertEquals("ucx", set.rules().get(1).program());
+        assertEquals(Family.SDP, Family.BOTH.transportFamily());
+        assertEquals(Family.UCX, Family.UCX.transportFamily());
     }
 }
