@@ -27,6 +27,8 @@ final class SdpServerSocketImpl extends ForwardingSocketImpl {
     private volatile Transport transport = TcpTransport.INSTANCE;
     /** Set when a {@code both} rule listens on a transport and TCP at once. */
     private volatile DualListener dual;
+    /** Set when it does so with a transport no poller can wait on together with TCP (UCX). */
+    private volatile AcceptThreads threads;
 
     @Override
     protected SocketImpl newDefaultDelegate() throws IOException {
@@ -94,7 +96,8 @@ final class SdpServerSocketImpl extends ForwardingSocketImpl {
     private void listenBoth(Transport t, SocketImpl tcp, InetSocketAddress local, int backlog) throws IOException {
         Poller p = t.newPoller();
         if (p == null) {
-            throw new IOException(t.name() + " has no poller to wait on its listener and TCP's together");
+            listenThreaded(t, tcp, local, backlog);
+            return;
         }
         SocketImpl r = null;
         try {
@@ -123,6 +126,28 @@ final class SdpServerSocketImpl extends ForwardingSocketImpl {
         }
     }
 
+    private void listenThreaded(Transport t, SocketImpl tcp, InetSocketAddress local, int backlog)
+            throws IOException {
+        SocketImpl r = t.newSocketImpl(true);
+        try {
+            JdkNet.create(r, true);
+            options.replay(r, t.name());
+            JdkNet.bind(r, local.getAddress(), local.getPort());
+            JdkNet.listen(r, backlog);
+            JdkNet.listen(tcp, backlog);
+        } catch (IOException | RuntimeException e) {
+            JdkNet.closeQuietly(r);
+            throw e;
+        }
+        synchronized (this) {
+            if (closed) {
+                JdkNet.closeQuietly(r);
+                throw new SocketException("Socket closed");
+            }
+            threads = new AcceptThreads(tcp, r, t, local.getPort());
+        }
+    }
+
     @Override
     protected void connect(String host, int port) throws IOException {
         throw new SocketException("connect on a server socket");
@@ -146,6 +171,13 @@ final class SdpServerSocketImpl extends ForwardingSocketImpl {
         }
         Transport t = transport;
         SocketImpl from = delegate();
+        AcceptThreads q = threads;
+        if (q != null) {
+            Object timeout = JdkNet.getOption(from, SocketOptions.SO_TIMEOUT);
+            AcceptThreads.Accepted a = q.take(timeout instanceof Integer i ? i : 0);
+            adopt(client, a.impl(), a.transport());
+            return;
+        }
         DualListener d = dual;
         if (d != null) {
             Object timeout = JdkNet.getOption(from, SocketOptions.SO_TIMEOUT);
@@ -162,6 +194,10 @@ final class SdpServerSocketImpl extends ForwardingSocketImpl {
             JdkNet.closeQuietly(into);
             throw e;
         }
+        adopt(client, into, t);
+    }
+
+    private static void adopt(SdpSocketImpl client, SocketImpl into, Transport t) {
         client.adoptAccepted(into, t.name());
         if (SdpLog.enabled(SdpLog.DEBUG)) {
             SdpLog.log(SdpLog.DEBUG, "accepted " + JdkNet.inetAddress(into) + ":" + JdkNet.port(into)
@@ -173,13 +209,18 @@ final class SdpServerSocketImpl extends ForwardingSocketImpl {
     protected void close() throws IOException {
         SocketImpl d;
         DualListener both;
+        AcceptThreads q;
         synchronized (this) {
             closed = true;
             d = delegate;
             both = dual;
+            q = threads;
         }
         if (both != null) {
             both.close();
+        }
+        if (q != null) {
+            q.close();
         }
         if (d != null) {
             JdkNet.close(d);

@@ -1,0 +1,136 @@
+package org.sdp4j.net;
+
+import java.io.IOException;
+import java.net.SocketException;
+import java.net.SocketImpl;
+import java.net.SocketTimeoutException;
+import java.util.concurrent.ArrayBlockingQueue;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.TimeUnit;
+
+import org.sdp4j.jdk.JdkNet;
+import org.sdp4j.transport.TcpTransport;
+import org.sdp4j.transport.Transport;
+
+/**
+ * A dual listener for a transport whose listener no poller can wait on together with a kernel descriptor (UCX's
+ * rendezvous): one accepting thread per listener, each handing its connections to the application's
+ * {@code accept()} through a small queue. Two threads per listening port, none per connection; a connection accepted
+ * ahead of the application waits in the queue as it would in the kernel's backlog.
+ */
+final class AcceptThreads {
+    /** What an acceptor hands over: a connected implementation, or the error its listener raised. */
+    record Accepted(SocketImpl impl, Transport transport, IOException error) {}
+
+    private static final Accepted CLOSED = new Accepted(null, null, null);
+
+    final SocketImpl other;
+    private final Transport transport;
+    private final BlockingQueue<Accepted> queue = new ArrayBlockingQueue<>(4);
+    private volatile boolean closed;
+
+    AcceptThreads(SocketImpl tcp, SocketImpl other, Transport transport, int port) {
+        this.other = other;
+        this.transport = transport;
+        start("tcp", port, tcp, TcpTransport.INSTANCE);
+        start(transport.name(), port, other, transport);
+    }
+
+    private void start(String name, int port, SocketImpl listener, Transport t) {
+        Thread th = new Thread(() -> acceptLoop(listener, t), "sdp4j-accept-" + name + "-" + port);
+        th.setDaemon(true);
+        th.start();
+    }
+
+    private void acceptLoop(SocketImpl listener, Transport t) {
+        while (!closed) {
+            SocketImpl into = null;
+            try {
+                into = t == TcpTransport.INSTANCE ? JdkNet.newPlatformImpl(false) : t.newSocketImpl(false);
+                JdkNet.accept(listener, into);
+                queue.put(new Accepted(into, t, null));
+                into = null;
+            } catch (java.net.SocketTimeoutException e) {
+                // the application's SO_TIMEOUT, replayed on this listener: its accept() keeps time, not this thread
+                JdkNet.closeQuietly(into);
+            } catch (IOException e) {
+                JdkNet.closeQuietly(into);
+                if (closed) {
+                    break;
+                }
+                try {
+                    queue.put(new Accepted(null, t, e)); // the application's accept() reports it, as TCP's would
+                } catch (InterruptedException ie) {
+                    break;
+                }
+            } catch (InterruptedException | RuntimeException e) {
+                JdkNet.closeQuietly(into);
+                break;
+            }
+            if (closed) {
+                drain();
+            }
+        }
+    }
+
+    /** The next connection from either listener; {@code timeoutMillis} 0 waits forever, as SO_TIMEOUT 0 does. */
+    Accepted take(int timeoutMillis) throws IOException {
+        boolean interrupted = false;
+        try {
+            long deadline = timeoutMillis > 0 ? System.nanoTime() + timeoutMillis * 1_000_000L : 0;
+            while (true) {
+                if (closed) {
+                    throw new SocketException("Socket closed");
+                }
+                Accepted a;
+                try {
+                    if (deadline == 0) {
+                        a = queue.take();
+                    } else {
+                        long left = deadline - System.nanoTime();
+                        if (left <= 0) {
+                            throw new SocketTimeoutException("Accept timed out");
+                        }
+                        a = queue.poll(left, TimeUnit.NANOSECONDS);
+                        if (a == null) {
+                            continue;
+                        }
+                    }
+                } catch (InterruptedException e) {
+                    interrupted = true; // a blocking java.net accept is not interruptible; neither is this one
+                    continue;
+                }
+                if (a == CLOSED) {
+                    queue.offer(CLOSED); // for any other thread in accept()
+                    throw new SocketException("Socket closed");
+                }
+                if (a.error != null) {
+                    throw a.error;
+                }
+                return a;
+            }
+        } finally {
+            if (interrupted) {
+                Thread.currentThread().interrupt();
+            }
+        }
+    }
+
+    /** Closes the transport's listener (the TCP one is the caller's) and wakes every waiting accept(). */
+    void close() {
+        closed = true;
+        JdkNet.closeQuietly(other);
+        drain();
+        queue.offer(CLOSED);
+    }
+
+    private void drain() {
+        for (Accepted a; (a = queue.poll()) != null; ) {
+            if (a == CLOSED) {
+                queue.offer(CLOSED);
+                return;
+            }
+            JdkNet.closeQuietly(a.impl);
+        }
+    }
+}

@@ -1,0 +1,549 @@
+package org.sdp4j.ucx;
+
+import java.io.IOException;
+import java.net.ConnectException;
+import java.net.InetAddress;
+import java.net.SocketException;
+import java.net.SocketTimeoutException;
+import java.nio.ByteBuffer;
+import java.nio.channels.ServerSocketChannel;
+import java.nio.channels.SocketChannel;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.locks.ReentrantLock;
+
+import org.openucx.jucx.UcxUtils;
+import org.openucx.jucx.ucp.UcpEndpoint;
+import org.openucx.jucx.ucp.UcpEndpointParams;
+import org.openucx.jucx.ucp.UcpRequest;
+import org.openucx.jucx.ucp.UcpWorker;
+import org.openucx.jucx.ucp.UcpWorkerParams;
+
+/**
+ * One UCX stream connection: its own UCX worker and endpoint (so closing it releases everything it used), the
+ * rendezvous socket that carries end-of-stream and reports the peer's death, and two staging buffers in native
+ * memory. This is the UCX read path: {@link #read} copies from the receive staging buffer, posting a partial
+ * {@code ucp_stream_recv} when it is empty and waiting for it in {@link #await}: busy progress for
+ * {@code sdp4j.ucx.poll} microseconds (the role of libsdp's {@code recv_poll}), then sleeping in the worker.
+ *
+ * <p>UCX streams have no end-of-stream, so a side that closes (or shuts down output) first flushes its endpoint and
+ * then sends, on the rendezvous socket, the total number of bytes it sent; the reader reports end-of-stream once it
+ * has received exactly that many. A hang-up without that marker means the peer process is gone: reads and writes
+ * then fail at once rather than waiting on shared memory nobody will write again.
+ */
+final class UcxConnection {
+    static final int STAGING = intProperty("sdp4j.ucx.buffer", 256 * 1024, 4096);
+    static final long SPIN_NANOS = intProperty("sdp4j.ucx.poll", 100, 0) * 1000L;
+    private static final int CLOSED = 1 << 30;
+    private static final long CLOSE_BOUND_NANOS = 1_000_000_000L;
+    private static final AtomicInteger IDS = new AtomicInteger();
+
+    private final UcpWorker worker;
+    private final UcpEndpoint ep;
+    private final SocketChannel control;
+    final int id;
+    final int peerId;
+    /** users in progress, plus {@link #CLOSED} once closed; the last one out releases everything. */
+    private final AtomicInteger state = new AtomicInteger();
+    private final ReentrantLock readLock = new ReentrantLock(), writeLock = new ReentrantLock();
+
+    private final ByteBuffer rbuf = ByteBuffer.allocateDirect(STAGING);
+    private final long raddr = UcxUtils.getAddress(rbuf);
+    private int rpos, rlim;
+    private UcpRequest pendingRecv;
+    private long received;
+    private ByteBuffer sbuf;
+    private long saddr;
+    private long sent;
+    private boolean inputShutdown, outputShutdown;
+
+    /** Bytes the peer sent in all, once its end-of-stream marker arrived; -1 before. */
+    private volatile long peerSent = -1;
+    /** Why the peer is gone (its rendezvous socket hung up without the marker); null while it lives. */
+    private volatile String gone;
+    /** Control bytes read so far of an incomplete message (watchdog thread only). */
+    ByteBuffer pendingControl;
+
+    private UcxConnection(UcpWorker worker, UcpEndpoint ep, SocketChannel control, int id, int peerId) {
+        this.worker = worker;
+        this.ep = ep;
+        this.control = control;
+        this.id = id;
+        this.peerId = peerId;
+    }
+
+    static UcpWorker newWorker() throws IOException {
+        // MULTI thread mode: a reader, a writer and close() may be in the worker at once
+        return Ucx.context().newWorker(new UcpWorkerParams().requestThreadSafety().requestWakeupRX()
+                .requestWakeupTX());
+    }
+
+    /** Client side: find the listener for {@code addr:port} on this host and connect within the timeout. */
+    static UcxConnection connect(InetAddress addr, int port, int timeoutMillis) throws IOException {
+        String where = Rendezvous.hostPort(addr, port);
+        if (!Rendezvous.isLocal(addr)) {
+            throw new ConnectException("UCX to " + where + ": not an address of this host, and sdp4j's UCX "
+                    + "rendezvous reaches only this host");
+        }
+        SocketChannel ch = null;
+        IOException last = null;
+        for (Path p : Rendezvous.candidates(addr, port)) {
+            if (!Files.exists(p)) {
+                continue;
+            }
+            try {
+                ch = Rendezvous.connect(p);
+                break;
+            } catch (IOException e) {
+                last = e; // a listener that died without removing its socket
+            }
+        }
+        if (ch == null) {
+            throw (ConnectException) new ConnectException("UCX to " + where + ": no sdp4j UCX listener ("
+                    + (last == null ? "no rendezvous socket " : "stale rendezvous socket ")
+                    + Rendezvous.candidates(addr, port) + ")").initCause(last);
+        }
+        long deadline = System.nanoTime() + Math.min(timeoutMillis > 0 ? timeoutMillis : Integer.MAX_VALUE,
+                Rendezvous.HANDSHAKE_MILLIS) * 1_000_000L;
+        return handshake(ch, deadline, where, true);
+    }
+
+    /** Server side: a connection accepted on the rendezvous listener. */
+    static UcxConnection accept(ServerSocketChannel listener, String where) throws IOException {
+        SocketChannel ch = listener.accept();
+        if (ch == null) {
+            return null;
+        }
+        return handshake(ch, System.nanoTime() + Rendezvous.HANDSHAKE_MILLIS * 1_000_000L, where, false);
+    }
+
+    private static UcxConnection handshake(SocketChannel ch, long deadline, String where, boolean client)
+            throws IOException {
+        UcpWorker w = null;
+        UcpEndpoint ep = null;
+        try {
+            w = newWorker();
+            int id = IDS.incrementAndGet() & 0xFFFF;
+            Rendezvous.Peer peer;
+            if (client) {
+                Rendezvous.writeFully(ch, Rendezvous.hello(w.getAddress(), id));
+                peer = Rendezvous.readHello(ch, deadline, where);
+                ep = w.newEndpoint(new UcpEndpointParams().setUcpAddress(peer.workerAddress()));
+            } else {
+                peer = Rendezvous.readHello(ch, deadline, where);
+                ep = w.newEndpoint(new UcpEndpointParams().setUcpAddress(peer.workerAddress()));
+                Rendezvous.writeFully(ch, Rendezvous.hello(w.getAddress(), id));
+            }
+            wireUp(w, ep, deadline, where);
+            UcxConnection c = new UcxConnection(w, ep, ch, id, peer.id());
+            Watchdog.watch(c);
+            return c;
+        } catch (IOException | RuntimeException e) {
+            closeQuietly(ch);
+            if (ep != null) {
+                ep.closeNonBlockingForce();
+            }
+            if (w != null) {
+                w.close();
+            }
+            if (e instanceof IOException io) {
+                throw io;
+            }
+            throw new IOException("UCX " + where + ": " + e, e);
+        }
+    }
+
+    /**
+     * One 8-byte exchange over the new endpoints while both processes are in their handshake and so progressing
+     * their workers: UCX connects lazily, and a first send after the handshake would otherwise wait for wire-up
+     * replies from a peer whose worker nobody progresses (an idle reader) — a TCP connection never needs the
+     * peer's cooperation to accept a small write.
+     */
+    private static void wireUp(UcpWorker w, UcpEndpoint ep, long deadline, String where) throws IOException {
+        ByteBuffer b = ByteBuffer.allocateDirect(16);
+        b.putLong(0, Rendezvous.MAGIC);
+        UcpRequest sent = ep.sendStreamNonBlocking(UcxUtils.getAddress(b), 8, null);
+        UcpRequest got = ep.recvStreamNonBlocking(UcxUtils.getAddress(b) + 8, 8,
+                org.openucx.jucx.ucp.UcpConstants.UCP_STREAM_RECV_FLAG_WAITALL, null);
+        while (!sent.isCompleted() || !got.isCompleted()) {
+            try {
+                if (w.progress() == 0) {
+                    Thread.onSpinWait();
+                }
+            } catch (Exception e) {
+                throw new IOException("UCX " + where + ": wire-up failed: " + e.getMessage(), e);
+            }
+            if (System.nanoTime() - deadline > 0) {
+                if (!got.isCompleted()) {
+                    w.cancelRequest(got);
+                }
+                throw new SocketTimeoutException("UCX " + where + ": no wire-up within the handshake time");
+            }
+        }
+        if (sent.getStatus() != 0 || got.getStatus() != 0 || b.getLong(8) != Rendezvous.MAGIC) {
+            throw new SocketException("UCX " + where + ": wire-up exchange failed (status " + sent.getStatus()
+                    + "/" + got.getStatus() + ")");
+        }
+    }
+
+    SocketChannel control() {
+        return control;
+    }
+
+    // ---- life cycle: enter/exit around every use, so that close never frees a worker another thread is in ----
+
+    private boolean enter() {
+        while (true) {
+            int s = state.get();
+            if ((s & CLOSED) != 0) {
+                return false;
+            }
+            if (state.compareAndSet(s, s + 1)) {
+                return true;
+            }
+        }
+    }
+
+    private void use() throws SocketException {
+        if (!enter()) {
+            throw new SocketException("Socket closed");
+        }
+    }
+
+    private void exit() {
+        if (state.decrementAndGet() == CLOSED) {
+            release();
+        }
+    }
+
+    boolean isClosed() {
+        return (state.get() & CLOSED) != 0;
+    }
+
+    /** Closes; threads blocked in this connection wake with "Socket closed"; the last one out releases. */
+    void close() {
+        while (true) {
+            int s = state.get();
+            if ((s & CLOSED) != 0) {
+                return;
+            }
+            if (state.compareAndSet(s, (s + 1) | CLOSED)) {
+                break;
+            }
+        }
+        worker.signal();
+        exit();
+    }
+
+    /** Watchdog: wake whoever waits in the worker (an alarm, the marker, a hang-up). */
+    void wake() {
+        if (enter()) {
+            try {
+                worker.signal();
+            } finally {
+                exit();
+            }
+        }
+    }
+
+    void peerFinished(long total) {
+        peerSent = total;
+        wake();
+    }
+
+    void peerGone(String why) {
+        if (gone == null) {
+            gone = why != null ? why : "the peer's rendezvous socket closed without end-of-stream (peer process gone)";
+        }
+        wake();
+    }
+
+    private void release() {
+        boolean alive = gone == null;
+        try {
+            if (alive && !outputShutdown) {
+                finish();
+            }
+        } catch (IOException | RuntimeException ignore) {
+            alive = false; // the peer went away meanwhile
+        }
+        closeQuietly(control);
+        UcpRequest r = pendingRecv;
+        if (r != null && !r.isCompleted()) {
+            worker.cancelRequest(r);
+        }
+        try {
+            UcpRequest c = alive ? ep.closeNonBlockingFlush() : ep.closeNonBlockingForce();
+            long end = System.nanoTime() + CLOSE_BOUND_NANOS;
+            while (c != null && !c.isCompleted() && System.nanoTime() - end < 0) {
+                if (worker.progress() == 0) {
+                    Thread.onSpinWait();
+                }
+            }
+        } catch (Exception ignore) {
+            // the worker's destruction below releases the endpoint regardless
+        }
+        worker.close();
+        Watchdog.unwatch();
+    }
+
+    /** Flushes what was sent, then tells the peer how much that was (end-of-stream). */
+    private void finish() throws IOException {
+        UcpRequest f = ep.flushNonBlocking(null);
+        long end = System.nanoTime() + CLOSE_BOUND_NANOS;
+        while (f != null && !f.isCompleted() && gone == null && System.nanoTime() - end < 0) {
+            progress();
+        }
+        ByteBuffer m = ByteBuffer.allocate(9).put(Rendezvous.FIN).putLong(sent).flip();
+        synchronized (control) {
+            Rendezvous.writeFully(control, m);
+        }
+    }
+
+    private int progress() throws IOException {
+        try {
+            return worker.progress();
+        } catch (Exception e) {
+            throw new IOException("UCX progress failed: " + e.getMessage(), e);
+        }
+    }
+
+    // ---- data ----
+
+    /** The read path: up to {@code len} bytes, -1 at end-of-stream. {@code timeoutMillis} 0 waits forever. */
+    int read(byte[] b, int off, int len, int timeoutMillis) throws IOException {
+        java.util.Objects.checkFromIndexSize(off, len, b.length);
+        if (len == 0) {
+            return 0;
+        }
+        readLock.lock();
+        use();
+        try {
+            if (inputShutdown) {
+                return -1;
+            }
+            long deadline = timeoutMillis > 0 ? System.nanoTime() + timeoutMillis * 1_000_000L : 0;
+            while (true) {
+                if (rpos < rlim) {
+                    int n = Math.min(len, rlim - rpos);
+                    rbuf.get(rpos, b, off, n);
+                    rpos += n;
+                    return n;
+                }
+                if (!fill(true, deadline)) {
+                    return -1;
+                }
+            }
+        } finally {
+            exit();
+            readLock.unlock();
+        }
+    }
+
+    /**
+     * Makes staged data available: posts a receive if none is pending and waits for it ({@code block}) or
+     * progresses once. Returns false at end-of-stream; true when data is staged or, not blocking, none yet.
+     */
+    private boolean fill(boolean block, long deadline) throws IOException {
+        if (pendingRecv == null) {
+            if (peerSent >= 0 && received >= peerSent) {
+                return false;
+            }
+            pendingRecv = ep.recvStreamNonBlocking(raddr, STAGING, 0, null);
+        }
+        UcpRequest r = pendingRecv;
+        if (!r.isCompleted()) {
+            if (!block) {
+                progress();
+            } else if (!await(r, true, deadline)) {
+                if (peerSent >= 0 && received >= peerSent) {
+                    return false;
+                }
+                throw new SocketException("Connection reset: " + gone);
+            }
+            if (!r.isCompleted()) {
+                return true;
+            }
+        }
+        pendingRecv = null;
+        if (r.getStatus() != 0) {
+            throw new SocketException("UCX stream receive failed, status " + r.getStatus());
+        }
+        rpos = 0;
+        rlim = (int) r.getRecvSize();
+        received += rlim;
+        return true;
+    }
+
+    /** Bytes readable without blocking (rsockets has no FIONREAD either; this progresses UCX once to see). */
+    int available() throws IOException {
+        if (!readLock.tryLock()) {
+            return 0; // a reader is waiting and will take whatever arrives
+        }
+        use();
+        try {
+            if (inputShutdown) {
+                return 0;
+            }
+            if (rpos >= rlim) {
+                fill(false, 0);
+            }
+            return rlim - rpos;
+        } finally {
+            exit();
+            readLock.unlock();
+        }
+    }
+
+    void write(byte[] b, int off, int len) throws IOException {
+        java.util.Objects.checkFromIndexSize(off, len, b.length);
+        writeLock.lock();
+        use();
+        try {
+            if (outputShutdown) {
+                throw new SocketException("Socket output is shutdown");
+            }
+            if (sbuf == null) {
+                sbuf = ByteBuffer.allocateDirect(STAGING);
+                saddr = UcxUtils.getAddress(sbuf);
+            }
+            while (len > 0) {
+                if (gone != null) {
+                    throw new SocketException("Broken pipe: " + gone);
+                }
+                int n = Math.min(len, STAGING);
+                sbuf.put(0, b, off, n);
+                UcpRequest r = ep.sendStreamNonBlocking(saddr, n, null);
+                if (!r.isCompleted()) {
+                    await(r, false, 0);
+                }
+                if (r.getStatus() != 0) {
+                    throw new SocketException("UCX stream send failed, status " + r.getStatus());
+                }
+                sent += n;
+                off += n;
+                len -= n;
+            }
+        } finally {
+            exit();
+            writeLock.unlock();
+        }
+    }
+
+    void shutdownInput() throws IOException {
+        readLock.lock();
+        use();
+        try {
+            inputShutdown = true;
+            rpos = rlim = 0;
+        } finally {
+            exit();
+            readLock.unlock();
+        }
+    }
+
+    void shutdownOutput() throws IOException {
+        writeLock.lock();
+        use();
+        try {
+            if (!outputShutdown) {
+                outputShutdown = true;
+                if (gone == null) {
+                    finish();
+                }
+            }
+        } finally {
+            exit();
+            writeLock.unlock();
+        }
+    }
+
+    /**
+     * Waits for {@code r}: busy progress for the poll time, then asleep in the worker until UCX, the watchdog
+     * (alarm, end-of-stream, hang-up) or close wakes it. Returns false when a read cannot complete: the peer
+     * finished or is gone (after a last look for data already on its way).
+     */
+    private boolean await(UcpRequest r, boolean reading, long deadline) throws IOException {
+        long spinEnd = System.nanoTime() + SPIN_NANOS;
+        Watchdog.Alarm alarm = null;
+        try {
+            while (!r.isCompleted()) {
+                if (isClosed()) {
+                    throw new SocketException("Socket closed");
+                }
+                if (progress() != 0) {
+                    continue;
+                }
+                if (reading ? peerSent >= 0 && received >= peerSent : false) {
+                    return false;
+                }
+                if (gone != null) {
+                    for (int i = 0; i < 64 && !r.isCompleted(); i++) {
+                        progress();
+                    }
+                    if (r.isCompleted()) {
+                        return true;
+                    }
+                    if (reading) {
+                        return false;
+                    }
+                    throw new SocketException("Broken pipe: " + gone);
+                }
+                long now = System.nanoTime();
+                if (deadline != 0 && now - deadline >= 0) {
+                    throw new SocketTimeoutException("Read timed out");
+                }
+                if (now - spinEnd < 0) {
+                    Thread.onSpinWait();
+                    continue;
+                }
+                if (deadline != 0 && alarm == null) {
+                    alarm = Watchdog.alarm(this, deadline);
+                }
+                worker.waitForEvents();
+            }
+            return true;
+        } finally {
+            if (alarm != null) {
+                alarm.cancelled = true;
+            }
+        }
+    }
+
+    long bytesSent() {
+        return sent;
+    }
+
+    long bytesReceived() {
+        return received;
+    }
+
+    private static void closeQuietly(java.io.Closeable c) {
+        try {
+            if (c != null) {
+                c.close();
+            }
+        } catch (IOException ignore) {
+            // nothing to do
+        }
+    }
+
+    static int intProperty(String name, int dflt, int min) {
+        String v = System.getProperty(name);
+        if (v == null || v.isBlank()) {
+            return dflt;
+        }
+        try {
+            int n = Integer.parseInt(v.trim());
+            if (n >= min) {
+                return n;
+            }
+        } catch (NumberFormatException ignore) {
+            // reported below
+        }
+        org.sdp4j.log.SdpLog.log(org.sdp4j.log.SdpLog.ERROR, "-D" + name + "=" + v + ": expected an integer >= "
+                + min + "; using " + dflt);
+        return dflt;
+    }
+}
