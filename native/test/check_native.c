@@ -345,6 +345,10 @@ static void check_shim(const char *shim)
 	srv = OK(Java_org_sdp4j_rsocket_Native_socket(env, C, JNI_FALSE));
 	OK((Java_org_sdp4j_rsocket_Native_setOption(env, C, srv, 5 /* SO_REUSEADDR */, 1), 0));
 	CHECK(OK(Java_org_sdp4j_rsocket_Native_getOption(env, C, srv, 5)) == 1, "SO_REUSEADDR");
+	/* SOL_RDMA before listen (the shim keeps them as rsockets does): accepted sockets inherit them */
+	CHECK(OK(Java_org_sdp4j_rsocket_Native_getOption(env, C, srv, 9)) == 384, "RDMA_SQSIZE default");
+	OK((Java_org_sdp4j_rsocket_Native_setOption(env, C, srv, 9 /* RDMA_SQSIZE */, 100), 0));
+	CHECK(OK(Java_org_sdp4j_rsocket_Native_getOption(env, C, srv, 9)) == 100, "RDMA_SQSIZE on a listener");
 	OK((Java_org_sdp4j_rsocket_Native_bind(env, C, srv, a, 0, 0), 0));
 	THROWS(SOCKX, "not connected", Java_org_sdp4j_rsocket_Native_accept(env, C, srv));
 	OK((Java_org_sdp4j_rsocket_Native_listen(env, C, srv, 0), 0));
@@ -369,6 +373,7 @@ static void check_shim(const char *shim)
 	acc = OK(Java_org_sdp4j_rsocket_Native_accept(env, C, srv));
 	CHECK(acc >= 0, "accept: %d", acc);
 	CHECK(port_of(acc, JNI_FALSE) == port, "accepted local port");
+	CHECK(OK(Java_org_sdp4j_rsocket_Native_getOption(env, C, acc, 9)) == 100, "accepted inherits RDMA_SQSIZE");
 	CHECK(port_of(cli, JNI_TRUE) == port, "client peer port");
 
 	CHECK(OK(Java_org_sdp4j_rsocket_Native_read(env, C, acc, buf, 0, 64)) == SDP4J_UNAVAILABLE, "read: nothing yet");

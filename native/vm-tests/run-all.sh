@@ -16,6 +16,12 @@
 #   f  through the agent: the same JDBC workload with the client on "use both" and the server on TCP only (fallback)
 #   g  through the agent: a "use both" server (rsockets + TCP on one port) serving an sdp and a tcp client
 #   (d to g are skipped when the agent jar is not built)
+#   h  NIO over rsockets: the RsocketNioTest JUnit class on 10.9.9.1 (SocketChannel echo on heap/direct buffers with
+#      scatter/gather, socket adaptors, async close and interrupt of a blocked read, the sdp4j provider on "sdp" and
+#      "both" rules, one Selector over rsocket channels + a TCP channel + a Pipe, a non-blocking "both" connect that
+#      falls back, a "both" ServerSocketChannel accepting an rsocket and a TCP client on one port, no fd leaks) and
+#      RsocketTunablesTest (global -Dsdp4j.rsocket.inline, per-rule #sdp4j: directives, per-socket RsocketOptions
+#      reach rsetsockopt and read back with rgetsockopt); rxe0's counters must grow
 # Closing line: "N passed, M failed"; exit status 0 only when nothing failed.
 set -uo pipefail
 repo=$(cd "$(dirname "$0")/../.." && pwd)
@@ -252,6 +258,20 @@ else
   record "g: agent: 'use both' server on one port served an rsocket client and a TCP client" \
     "$rc" $(( $(date +%s) - t0 )) "$d"
 fi
+
+# ---- h: NIO over rsockets (RsocketSocketChannel / RsocketServerSocketChannel, sdp4j's Selector over rpoll) ----
+log "h: NIO over rsockets and tunables: RsocketNioTest, RsocketTunablesTest on $addr"
+c0=$(counters); t0=$(date +%s)
+timeout 120 "$java" "${jvm[@]}" --add-exports java.base/sun.nio.ch=ALL-UNNAMED --add-opens java.base/java.net=ALL-UNNAMED \
+  -Dsdp4j.test.address=$addr -Dsdp4j.rsocket.inline=96 -jar "$launcher" execute --disable-banner --details=tree \
+  --fail-if-no-tests -cp "$cp" --select-class org.sdp4j.rsocket.RsocketNioTest \
+  --select-class org.sdp4j.rsocket.RsocketTunablesTest --reports-dir "$out/junit-nio" 2>&1 | tee "$out/junit-nio.log"
+rc=${PIPESTATUS[0]}
+c1=$(counters); d=$(delta "$c0" "$c1" 512); drc=$?
+[ "$rc" = 0 ] && rc=$drc
+tests=$(grep -Eo '[0-9]+ tests successful' "$out/junit-nio.log" | head -1)
+tfail=$(grep -Eo '[0-9]+ tests failed' "$out/junit-nio.log" | head -1)
+record "h: NIO over rsockets + tunables: JUnit RsocketNioTest, RsocketTunablesTest ($tests, $tfail), RDMA carried it" "$rc" $(( $(date +%s) - t0 )) "$d"
 
 # ---- summary ----
 echo

@@ -30,6 +30,11 @@ public final class Sdp4j {
         router = new Router(rules, program, Router.Settings.fromSystemProperties());
     }
 
+    /** The router if {@link #configure} ran (by the agent, or on first use), else null; never configures. */
+    public static Router configuredRouter() {
+        return router;
+    }
+
     public static Router router() {
         Router r = router;
         return r != null ? r : selfConfigure();

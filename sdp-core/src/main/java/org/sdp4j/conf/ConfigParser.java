@@ -86,23 +86,116 @@ public final class ConfigParser {
         List<Rule> rules = new ArrayList<>();
         LogMerge log = new LogMerge();
         int lineNo = 0;
+        Tunables pending = null; // from #sdp4j: directives, for the next use statement
+        int pendingLine = 0;
         try {
             int start = 0;
             while (true) {
                 int nl = text.indexOf('\n', start);
                 int end = nl < 0 ? text.length() : nl;
                 lineNo++;
-                parseLine(new LineScanner(src, lineNo, text.substring(start, end)), lineNo, rules, log);
+                String line = text.substring(start, end);
+                Tunables d = directive(src, lineNo, line);
+                if (d != null) {
+                    if (pending != null) {
+                        for (Tunables.Key k : d.values().keySet()) {
+                            if (pending.values().containsKey(k)) {
+                                throw new ConfigException(src, lineNo, DIRECTIVE + " " + k.word() + " is already set"
+                                        + " for the next rule (line " + pendingLine + ")");
+                            }
+                        }
+                        pending = pending.with(d);
+                    } else {
+                        pending = d;
+                        pendingLine = lineNo;
+                    }
+                } else {
+                    int before = rules.size();
+                    parseLine(new LineScanner(src, lineNo, line), lineNo, rules, log);
+                    if (pending != null && rules.size() > before) {
+                        Rule r = rules.get(before);
+                        if (r.family() == Family.TCP || r.family() == Family.UCX) {
+                            throw new ConfigException(src, pendingLine, DIRECTIVE + " line " + pendingLine
+                                    + " sets rsocket tunables for line " + lineNo + ", a 'use " + r.family().keyword()
+                                    + "' rule that never uses rsockets");
+                        }
+                        rules.set(before, r.withTunables(pending));
+                        pending = null;
+                    }
+                }
                 if (nl < 0) {
                     break;
                 }
                 start = nl + 1;
+            }
+            if (pending != null) {
+                throw new ConfigException(src, pendingLine, DIRECTIVE + " directive without a use statement after it"
+                        + " (it applies to the next rule)");
             }
         } catch (RuntimeException e) {
             // A bug here must still surface as "this file is unusable", never as a stack trace in premain.
             throw new ConfigException(src, lineNo, "internal error while parsing: " + e);
         }
         return new RuleSet(src, rules, log.result());
+    }
+
+    /** The prefix of an sdp4j directive: a comment to libsdp, which ignores everything after '#'. */
+    static final String DIRECTIVE = "#sdp4j:";
+
+    /**
+     * An sdp4j directive line, {@code #sdp4j: [rsocket] KEY=VALUE ...} (leading blanks allowed), giving the next
+     * {@code use} rule its rsocket tunables; null when the line is anything else. libsdp reads the line as a comment,
+     * so a file with directives means to libsdp exactly what it means without them.
+     */
+    static Tunables directive(String src, int lineNo, String line) throws ConfigException {
+        int i = 0;
+        while (i < line.length() && (line.charAt(i) == ' ' || line.charAt(i) == '\t')) {
+            i++;
+        }
+        if (!line.startsWith(DIRECTIVE, i)) {
+            return null;
+        }
+        String body = line.substring(i + DIRECTIVE.length()).strip();
+        String[] words = body.isEmpty() ? new String[0] : body.split("[ \t]+");
+        java.util.EnumMap<Tunables.Key, Integer> m = new java.util.EnumMap<>(Tunables.Key.class);
+        int w = 0;
+        if (words.length > 0 && words[0].equals("rsocket")) {
+            w = 1;
+        }
+        if (w == words.length) {
+            throw new ConfigException(src, lineNo, DIRECTIVE + " expected KEY=VALUE after it (keys: "
+                    + Tunables.Key.names() + "), e.g. #sdp4j: rsocket sqsize=1024 inline=256");
+        }
+        for (; w < words.length; w++) {
+            String word = words[w];
+            if (word.startsWith("#")) {
+                break; // a comment after the directive
+            }
+            int eq = word.indexOf('=');
+            if (eq <= 0) {
+                throw new ConfigException(src, lineNo, DIRECTIVE + " expected KEY=VALUE, found " + quote(word)
+                        + " (keys: " + Tunables.Key.names() + ")");
+            }
+            String key = word.substring(0, eq);
+            Tunables.Key k = Tunables.Key.of(key);
+            if (k == null) {
+                throw new ConfigException(src, lineNo, DIRECTIVE + " unknown tunable " + quote(key) + " (known: "
+                        + Tunables.Key.names() + ")");
+            }
+            if (m.containsKey(k)) {
+                throw new ConfigException(src, lineNo, DIRECTIVE + " " + key + " given twice");
+            }
+            Object v = Tunables.parseValue(k, word.substring(eq + 1));
+            if (!(v instanceof Integer)) {
+                throw new ConfigException(src, lineNo, DIRECTIVE + " " + v);
+            }
+            m.put(k, (Integer) v);
+        }
+        if (m.isEmpty()) {
+            throw new ConfigException(src, lineNo, DIRECTIVE + " expected KEY=VALUE (keys: " + Tunables.Key.names()
+                    + ")");
+        }
+        return Tunables.of(m);
     }
 
     private static void parseLine(LineScanner in, int lineNo, List<Rule> rules, LogMerge log)

@@ -16,6 +16,7 @@ public final class Rule {
     private final AddressPattern address;
     private final int portLow;
     private final int portHigh;
+    private final Tunables tunables;
 
     /**
      * @param line     1-based line in the source file (0 for rules built in code)
@@ -27,6 +28,12 @@ public final class Rule {
      */
     public Rule(int line, String text, Family family, Role role, String program, AddressPattern address,
                 int portLow, int portHigh) {
+        this(line, text, family, role, program, address, portLow, portHigh, Tunables.NONE);
+    }
+
+    /** @param tunables this rule's RDMA socket tunables (an {@code #sdp4j:} directive), {@link Tunables#NONE} if none */
+    public Rule(int line, String text, Family family, Role role, String program, AddressPattern address,
+                int portLow, int portHigh, Tunables tunables) {
         if (portLow < 0 || portHigh > 65535 || portLow > portHigh) {
             throw new IllegalArgumentException("bad port range " + portLow + "-" + portHigh);
         }
@@ -38,6 +45,7 @@ public final class Rule {
         this.address = Objects.requireNonNull(address, "address");
         this.portLow = portLow;
         this.portHigh = portHigh;
+        this.tunables = Objects.requireNonNull(tunables, "tunables");
     }
 
     public int line() { return line; }
@@ -48,6 +56,12 @@ public final class Rule {
     public AddressPattern address() { return address; }
     public int portLow() { return portLow; }
     public int portHigh() { return portHigh; }
+    public Tunables tunables() { return tunables; }
+
+    /** The same rule with these tunables. */
+    public Rule withTunables(Tunables t) {
+        return new Rule(line, text, family, role, program, address, portLow, portHigh, t);
+    }
 
     /** libsdp's test: same role, program glob matches, address within prefix, port within range. */
     public boolean matches(Role r, ProgramIdentity id, InetAddress addr, int port) {

@@ -59,6 +59,39 @@ public final class JdkNio {
         }
     }
 
+    private static final class ChFds {
+        static final java.lang.invoke.MethodHandle GET_FD_VAL;
+
+        static {
+            java.lang.invoke.MethodHandle h = null;
+            try {
+                h = java.lang.invoke.MethodHandles.lookup().findVirtual(Class.forName("sun.nio.ch.SelChImpl"),
+                        "getFDVal", java.lang.invoke.MethodType.methodType(int.class));
+            } catch (ReflectiveOperationException | RuntimeException e) {
+                // reported by channelFd
+            }
+            GET_FD_VAL = h;
+        }
+    }
+
+    /**
+     * The kernel descriptor of one of the JDK's own selectable channels (socket channels, pipes, datagram channels),
+     * for polling it together with a transport's descriptors in one call.
+     */
+    public static int channelFd(java.nio.channels.SelectableChannel ch) throws java.io.IOException {
+        if (ChFds.GET_FD_VAL == null) {
+            throw new java.io.IOException("cannot read a channel's descriptor number (sun.nio.ch not exported to sdp4j?)");
+        }
+        try {
+            return (int) ChFds.GET_FD_VAL.invoke(ch);
+        } catch (ClassCastException e) {
+            throw new java.io.IOException(ch + " is not one of the JDK's selectable channels; an sdp4j Selector"
+                    + " that polls an RDMA channel cannot poll it", e);
+        } catch (Throwable t) {
+            throw new java.io.IOException("cannot read the descriptor number of " + ch + ": " + t, t);
+        }
+    }
+
     /** The JDK's default provider; throws with the reason and the fix when it cannot be reached. */
     public static SelectorProvider defaultProvider() {
         if (Holder.DEFAULT == null) {

@@ -87,15 +87,33 @@ abstract class ForwardingSocketImpl extends SocketImpl {
     @Override
     protected <T> void setOption(SocketOption<T> name, T value) throws IOException {
         SocketImpl d = delegate();
+        if (!decided && pendingTransportOption(d, name)) {
+            // an RDMA transport's own option (RsocketOptions): kept for that transport, if the rules choose it
+            if (!name.type().isInstance(value)) {
+                throw new IllegalArgumentException("Invalid value '" + value + "' for " + name);
+            }
+            options.record(name, value);
+            return;
+        }
         JdkNet.setOption(d, name, value);
         if (!decided) {
             options.record(name, value);
         }
     }
 
+    private boolean pendingTransportOption(SocketImpl d, SocketOption<?> name) {
+        return name != null && org.sdp4j.transport.Transports.transportOptions().contains(name)
+                && !JdkNet.supportedOptions(d).contains(name);
+    }
+
     @Override
+    @SuppressWarnings("unchecked")
     protected <T> T getOption(SocketOption<T> name) throws IOException {
-        return JdkNet.getOption(delegate(), name);
+        SocketImpl d = delegate();
+        if (!decided && pendingTransportOption(d, name)) {
+            return (T) options.recorded(name); // null: not set, the transport's default applies
+        }
+        return JdkNet.getOption(d, name);
     }
 
     @Override
@@ -110,9 +128,19 @@ abstract class ForwardingSocketImpl extends SocketImpl {
             }
             Set<SocketOption<?>> s = JdkNet.supportedOptions(d);
             JdkNet.closeQuietly(d);
+            return withTransportOptions(s);
+        }
+        return decided ? JdkNet.supportedOptions(d) : withTransportOptions(JdkNet.supportedOptions(d));
+    }
+
+    private static Set<SocketOption<?>> withTransportOptions(Set<SocketOption<?>> s) {
+        Set<SocketOption<?>> t = org.sdp4j.transport.Transports.transportOptions();
+        if (t.isEmpty()) {
             return s;
         }
-        return JdkNet.supportedOptions(d);
+        Set<SocketOption<?>> all = new java.util.HashSet<>(s);
+        all.addAll(t);
+        return Set.copyOf(all);
     }
 
     /** A fresh, not created TCP implementation of the right kind (client or server). */

@@ -25,6 +25,10 @@ final class OptionLog {
         options.put(name, value);
     }
 
+    synchronized Object recorded(SocketOption<?> name) {
+        return options.get(name);
+    }
+
     /** Applies every recorded option to {@code target}; one it rejects is logged, never fatal to the connect. */
     @SuppressWarnings("unchecked")
     void replay(SocketImpl target, String transport) {

@@ -19,6 +19,10 @@ final class KeyList {
         keys.remove(k);
     }
 
+    synchronized List<SdpSelectionKey> snapshot() {
+        return new ArrayList<>(keys);
+    }
+
     /** Before {@code configureBlocking(true)}: no valid key of ours exists, so every inner key can go. */
     synchronized void cancelInnerKeys() {
         for (SdpSelectionKey k : keys) {

@@ -14,6 +14,8 @@ final class SdpSelectionKey extends AbstractSelectionKey {
     private final SdpSelector selector;
     private final SelectableChannel channel;
     volatile SelectionKey inner;
+    /** What {@link #inner} (if any) was set up for: the registered channel's target at the last select. */
+    volatile Object target;
     private volatile int interestOps;
     volatile int readyOps;
 

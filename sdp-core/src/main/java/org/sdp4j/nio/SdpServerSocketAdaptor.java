@@ -17,12 +17,16 @@ import java.util.Set;
  */
 final class SdpServerSocketAdaptor extends ServerSocket {
     private final SdpServerSocketChannel channel;
-    private final ServerSocket jdk;
+    private volatile int timeout;
 
-    SdpServerSocketAdaptor(SdpServerSocketChannel channel, ServerSocket jdk) throws IOException {
+    SdpServerSocketAdaptor(SdpServerSocketChannel channel) throws IOException {
         super(new InertSocketImpl());
         this.channel = channel;
-        this.jdk = jdk;
+    }
+
+    /** The adaptor of the listener in use (the JDK's, or the transport's after an {@code sdp} rule). */
+    private ServerSocket s() {
+        return channel.currentSocket();
     }
 
     @Override
@@ -42,24 +46,36 @@ final class SdpServerSocketAdaptor extends ServerSocket {
 
     @Override
     public Socket accept() throws IOException {
-        return channel.wrapAccepted(jdk.accept().getChannel()).socket();
+        if (channel.isDual()) { // both: one wait over the two listeners
+            synchronized (channel.blockingLock()) {
+                if (!channel.isBlocking()) {
+                    throw new java.nio.channels.IllegalBlockingModeException();
+                }
+                return channel.accept(timeout).socket();
+            }
+        }
+        ServerSocket ss = s();
+        if (ss.getSoTimeout() != timeout) {
+            ss.setSoTimeout(timeout); // set before an sdp rule moved the listener
+        }
+        return channel.wrapAccepted(ss.accept().getChannel()).socket();
     }
 
-    @Override public InetAddress getInetAddress() { return jdk.getInetAddress(); }
-    @Override public int getLocalPort() { return jdk.getLocalPort(); }
-    @Override public SocketAddress getLocalSocketAddress() { return jdk.getLocalSocketAddress(); }
+    @Override public InetAddress getInetAddress() { return s().getInetAddress(); }
+    @Override public int getLocalPort() { return s().getLocalPort(); }
+    @Override public SocketAddress getLocalSocketAddress() { return s().getLocalSocketAddress(); }
     @Override public void close() throws IOException { channel.close(); }
-    @Override public boolean isBound() { return jdk.isBound(); }
+    @Override public boolean isBound() { return s().isBound(); }
     @Override public boolean isClosed() { return !channel.isOpen(); }
-    @Override public void setSoTimeout(int timeout) throws SocketException { jdk.setSoTimeout(timeout); }
-    @Override public int getSoTimeout() throws IOException { return jdk.getSoTimeout(); }
-    @Override public void setReuseAddress(boolean on) throws SocketException { jdk.setReuseAddress(on); }
-    @Override public boolean getReuseAddress() throws SocketException { return jdk.getReuseAddress(); }
-    @Override public String toString() { return jdk.toString(); }
-    @Override public void setReceiveBufferSize(int size) throws SocketException { jdk.setReceiveBufferSize(size); }
-    @Override public int getReceiveBufferSize() throws SocketException { return jdk.getReceiveBufferSize(); }
-    @Override public void setPerformancePreferences(int c, int l, int b) { jdk.setPerformancePreferences(c, l, b); }
-    @Override public <T> ServerSocket setOption(SocketOption<T> name, T value) throws IOException { jdk.setOption(name, value); return this; }
-    @Override public <T> T getOption(SocketOption<T> name) throws IOException { return jdk.getOption(name); }
-    @Override public Set<SocketOption<?>> supportedOptions() { return jdk.supportedOptions(); }
+    @Override public void setSoTimeout(int t) throws SocketException { s().setSoTimeout(t); timeout = t; }
+    @Override public int getSoTimeout() throws IOException { return timeout; }
+    @Override public void setReuseAddress(boolean on) throws SocketException { s().setReuseAddress(on); }
+    @Override public boolean getReuseAddress() throws SocketException { return s().getReuseAddress(); }
+    @Override public String toString() { return s().toString(); }
+    @Override public void setReceiveBufferSize(int size) throws SocketException { s().setReceiveBufferSize(size); }
+    @Override public int getReceiveBufferSize() throws SocketException { return s().getReceiveBufferSize(); }
+    @Override public void setPerformancePreferences(int c, int l, int b) { s().setPerformancePreferences(c, l, b); }
+    @Override public <T> ServerSocket setOption(SocketOption<T> name, T value) throws IOException { s().setOption(name, value); return this; }
+    @Override public <T> T getOption(SocketOption<T> name) throws IOException { return s().getOption(name); }
+    @Override public Set<SocketOption<?>> supportedOptions() { return s().supportedOptions(); }
 }

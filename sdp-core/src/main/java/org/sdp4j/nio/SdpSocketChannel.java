@@ -5,31 +5,62 @@ import java.net.InetSocketAddress;
 import java.net.Socket;
 import java.net.SocketAddress;
 import java.net.SocketOption;
+import java.net.SocketTimeoutException;
 import java.nio.ByteBuffer;
+import java.nio.channels.AsynchronousCloseException;
+import java.nio.channels.ClosedChannelException;
 import java.nio.channels.SelectableChannel;
 import java.nio.channels.SocketChannel;
 import java.nio.channels.spi.SelectorProvider;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.Map;
 import java.util.Set;
 
 import org.sdp4j.Sdp4j;
+import org.sdp4j.conf.Family;
+import org.sdp4j.conf.Role;
+import org.sdp4j.log.SdpLog;
+import org.sdp4j.transport.Router;
 import org.sdp4j.transport.Transport;
+import org.sdp4j.transport.Transports;
 
 /**
- * The SocketChannel of sdp4j's provider: the JDK's own channel underneath, decided at {@code connect} by the rules.
- * Reads and writes go straight to the inner channel with the caller's buffers.
+ * The SocketChannel of sdp4j's provider: the JDK's own channel underneath until {@code connect}, where the rules
+ * decide. {@code tcp} keeps the JDK channel; {@code sdp} (and {@code both} when RDMA answers) switch this channel's
+ * I/O to the transport's own channel (rsockets: {@code RsocketSocketChannel}), to which the options and bind address
+ * set so far are handed. Reads and writes go straight to the channel in use with the caller's buffers.
  *
- * <p>The rsocket transport has no NIO channel yet: a {@code sdp} rule fails the connect saying so, a {@code both}
- * rule falls back to TCP with that reason in the log.
+ * <p><b>Non-blocking connect under {@code both}.</b> libsdp made such connects blocking. Here the RDMA connect is
+ * started non-blocking and {@code connect} returns false at once; the application's selector polls the rsocket and
+ * reports OP_CONNECT when it connected, failed, or when the attempt bound ({@code sdp4j.both.timeout}) passed. Then
+ * {@code finishConnect} completes it, or falls back: starts the TCP connect (non-blocking, on the original JDK
+ * channel), so the caller never waits for the attempt. The decision log then has two lines for that connect: the
+ * attempt ({@code transport=rsocket}) and the fallback ({@code transport=tcp fallback="..."}), which also puts the
+ * destination into the Router's memory of failures.
  */
 final class SdpSocketChannel extends SocketChannel implements WrappingChannel {
-    private final SocketChannel delegate;
+    /** The JDK's channel this one was opened with (or, accepted, the channel it was accepted as). */
+    private final SocketChannel initial;
+    private volatile SocketChannel delegate;
     private final KeyList keys = new KeyList();
+    private final Object stateLock = new Object();
     private volatile boolean decided;
     private volatile Socket adaptor;
+    /** Before the decision: options for the transport that will carry the connection, in order. */
+    private final Map<SocketOption<?>, Object> preOptions = new LinkedHashMap<>();
+    private volatile SocketAddress bindRequest;
+    /** An RDMA channel being connected in blocking mode (closed by an asynchronous close of this channel). */
+    private volatile SocketChannel connecting;
+    /** A pending non-blocking {@code both} attempt; null when none. */
+    private volatile Attempt attempt;
+
+    private record Attempt(InetSocketAddress remote, long deadlineNanos, int boundMillis, String transport) {}
 
     /** @param decided true for an accepted channel: already connected, nothing left to decide */
     SdpSocketChannel(SelectorProvider provider, SocketChannel delegate, boolean decided) {
         super(provider);
+        this.initial = delegate;
         this.delegate = delegate;
         this.decided = decided;
     }
@@ -50,14 +81,37 @@ final class SdpSocketChannel extends SocketChannel implements WrappingChannel {
     }
 
     @Override
+    public long nanosUntilDeadline() {
+        Attempt a = attempt;
+        return a == null ? Long.MAX_VALUE : a.deadlineNanos - System.nanoTime();
+    }
+
+    /** The socket of the channel in use (the adaptor forwards to it). */
+    Socket currentSocket() {
+        return delegate.socket();
+    }
+
+    /** The Socket the JDK channel of this one has (the adaptor's TCP path). */
+    Socket initialSocket() {
+        return initial.socket();
+    }
+
+    // ---- connect ----
+
+    @Override
     public boolean connect(SocketAddress remote) throws IOException {
-        if (decided || !(remote instanceof InetSocketAddress isa)) {
+        if (decided || !(remote instanceof InetSocketAddress isa) || isa.isUnresolved()) {
             return afterClose(() -> delegate.connect(remote));
         }
+        if (!isOpen()) {
+            throw new ClosedChannelException();
+        }
+        Router router = Sdp4j.router();
+        boolean fallback = canFallBack(router, isa);
         boolean[] connected = new boolean[1];
         try {
-            Sdp4j.router().connect(isa, 0, SdpSocketChannel::noNioTransport,
-                    t -> connected[0] = afterClose(() -> delegate.connect(isa)));
+            router.connect(isa, 0, (t, ms) -> connected[0] = connectRdma(t, isa, ms, fallback),
+                    t -> connected[0] = afterClose(() -> initial.connect(isa)));
         } catch (IOException e) {
             closeIfInnerClosed();
             throw e;
@@ -67,13 +121,160 @@ final class SdpSocketChannel extends SocketChannel implements WrappingChannel {
         return connected[0];
     }
 
-    static void noNioTransport(Transport t, int timeout) throws IOException {
-        throw new IOException("NIO channels over " + t.name() + " are not implemented yet");
+    private static boolean canFallBack(Router router, InetSocketAddress isa) {
+        Family f = router.match(Role.CLIENT, isa).family();
+        return f != Family.SDP && f != Family.TCP;
+    }
+
+    /**
+     * The Router's RDMA path: a channel of transport {@code t}, given this channel's options and bind address, then
+     * connected — blocking mode within {@code attemptMillis} (0: none); non-blocking mode started only, with the
+     * attempt bound remembered when a fallback is allowed. On failure the TCP channel is untouched.
+     */
+    private boolean connectRdma(Transport t, InetSocketAddress isa, int attemptMillis, boolean fallback)
+            throws IOException {
+        SocketChannel r = t.openSocketChannel(provider());
+        try {
+            replay(t, r);
+            if (isBlocking()) {
+                connecting = r;
+                if (!isOpen()) {
+                    throw new AsynchronousCloseException();
+                }
+                try {
+                    r.socket().connect(isa, attemptMillis);
+                } finally {
+                    connecting = null;
+                }
+                install(r);
+                closeInitial();
+                return true;
+            }
+            r.configureBlocking(false);
+            boolean done = r.connect(isa);
+            if (!done && fallback) {
+                attempt = new Attempt(isa, System.nanoTime() + attemptMillis * 1_000_000L, attemptMillis, t.name());
+            }
+            install(r);
+            if (done || !fallback) {
+                closeInitial();
+            }
+            return done;
+        } catch (IOException | RuntimeException e) {
+            attempt = null;
+            try {
+                r.close();
+            } catch (IOException suppressed) {
+                e.addSuppressed(suppressed);
+            }
+            throw e;
+        }
+    }
+
+    /** Hands the options and bind address given so far to the transport's channel. */
+    @SuppressWarnings("unchecked")
+    private void replay(Transport t, SocketChannel r) throws IOException {
+        Map<SocketOption<?>, Object> copy;
+        synchronized (preOptions) {
+            copy = new LinkedHashMap<>(preOptions);
+        }
+        Set<SocketOption<?>> supported = r.supportedOptions();
+        for (Map.Entry<SocketOption<?>, Object> e : copy.entrySet()) {
+            if (!supported.contains(e.getKey())) {
+                SdpLog.log(SdpLog.DEBUG, "socket option " + e.getKey() + " not applied on " + t.name()
+                        + ": not supported there");
+                continue;
+            }
+            try {
+                r.setOption((SocketOption<Object>) e.getKey(), e.getValue());
+            } catch (IOException | RuntimeException x) {
+                SdpLog.log(SdpLog.WARN, "socket option " + e.getKey() + "=" + e.getValue() + " not applied on "
+                        + t.name() + ": " + x.getMessage());
+            }
+        }
+        SocketAddress b = bindRequest;
+        if (b != null) {
+            r.bind(b);
+        }
+        r.configureBlocking(isBlocking());
+    }
+
+    /** Makes {@code r} the channel in use; a selector this channel is registered with follows at its next select. */
+    private void install(SocketChannel r) throws IOException {
+        synchronized (stateLock) {
+            if (!isOpen()) {
+                throw new AsynchronousCloseException();
+            }
+            delegate = r;
+        }
+        retarget();
+    }
+
+    private void retarget() {
+        for (SdpSelectionKey k : keys.snapshot()) {
+            if (k.selector() instanceof SdpSelector s) {
+                s.retargeted();
+            }
+        }
+    }
+
+    private void closeInitial() {
+        try {
+            initial.close();
+        } catch (IOException ignore) {
+            // never used for I/O; nothing to report
+        }
     }
 
     @Override
     public boolean finishConnect() throws IOException {
-        return afterClose(delegate::finishConnect);
+        Attempt a = attempt;
+        if (a == null) {
+            return afterClose(() -> delegate.finishConnect());
+        }
+        SocketChannel r = delegate;
+        IOException failure;
+        try {
+            if (r.finishConnect()) {
+                attempt = null;
+                closeInitial();
+                return true;
+            }
+            if (a.deadlineNanos - System.nanoTime() > 0) {
+                return false;
+            }
+            failure = new SocketTimeoutException("no answer within the " + a.boundMillis + " ms attempt bound");
+        } catch (ClosedChannelException e) {
+            closeIfInnerClosed(); // closed by the application or an interrupt: no fallback
+            throw e;
+        } catch (IOException e) {
+            failure = e;
+        }
+        // fall back: the TCP connect, non-blocking as the application asked
+        attempt = null;
+        synchronized (stateLock) {
+            if (!isOpen()) {
+                throw new AsynchronousCloseException();
+            }
+            delegate = initial;
+        }
+        try {
+            r.close();
+        } catch (IOException ignore) {
+            // the attempt is over
+        }
+        retarget();
+        boolean[] connected = new boolean[1];
+        IOException why = failure;
+        try {
+            Sdp4j.router().connect(a.remote, 0, (t, ms) -> {
+                throw why;
+            }, t -> connected[0] = initial.connect(a.remote));
+        } catch (IOException e) {
+            closeIfInnerClosed();
+            throw e;
+        }
+        return connected[0];
     }
 
     @Override
@@ -83,13 +284,16 @@ final class SdpSocketChannel extends SocketChannel implements WrappingChannel {
 
     @Override
     public boolean isConnectionPending() {
-        return delegate.isConnectionPending();
+        return attempt != null || delegate.isConnectionPending();
     }
+
+    // ---- data ----
 
     @Override
     public int read(ByteBuffer dst) throws IOException {
+        SocketChannel d = delegate;
         try {
-            return delegate.read(dst);
+            return d.read(dst);
         } catch (IOException e) {
             closeIfInnerClosed();
             throw e;
@@ -126,26 +330,75 @@ final class SdpSocketChannel extends SocketChannel implements WrappingChannel {
         }
     }
 
+    // ---- bind, options ----
+
     @Override
     public SocketChannel bind(SocketAddress local) throws IOException {
         delegate.bind(local);
+        if (!decided) {
+            bindRequest = local == null ? new InetSocketAddress(0) : local;
+        }
         return this;
+    }
+
+    /** Options every installed transport adds to the JDK's (rsockets' RDMA_SQSIZE ...). */
+    private static Set<SocketOption<?>> transportOptions() {
+        return Transports.transportOptions();
     }
 
     @Override
     public <T> SocketChannel setOption(SocketOption<T> name, T value) throws IOException {
-        delegate.setOption(name, value);
+        SocketChannel d = delegate;
+        if (decided || d != initial) {
+            d.setOption(name, value);
+            return this;
+        }
+        if (name == null) {
+            throw new NullPointerException("name");
+        }
+        if (d.supportedOptions().contains(name)) {
+            d.setOption(name, value);
+        } else if (transportOptions().contains(name)) {
+            if (!isOpen()) {
+                throw new ClosedChannelException();
+            }
+            if (!name.type().isInstance(value)) {
+                throw new IllegalArgumentException("Invalid value '" + value + "' for " + name);
+            }
+        } else {
+            throw new UnsupportedOperationException("'" + name + "' not supported");
+        }
+        synchronized (preOptions) {
+            preOptions.put(name, value);
+        }
         return this;
     }
 
     @Override
+    @SuppressWarnings("unchecked")
     public <T> T getOption(SocketOption<T> name) throws IOException {
-        return delegate.getOption(name);
+        SocketChannel d = delegate;
+        if (!decided && d == initial && name != null && !d.supportedOptions().contains(name)
+                && transportOptions().contains(name)) {
+            if (!isOpen()) {
+                throw new ClosedChannelException();
+            }
+            synchronized (preOptions) {
+                return (T) preOptions.get(name); // null: not set (the transport's default applies)
+            }
+        }
+        return d.getOption(name);
     }
 
     @Override
     public Set<SocketOption<?>> supportedOptions() {
-        return delegate.supportedOptions();
+        SocketChannel d = delegate;
+        if (decided || d != initial) {
+            return d.supportedOptions();
+        }
+        Set<SocketOption<?>> s = new HashSet<>(d.supportedOptions());
+        s.addAll(transportOptions());
+        return Set.copyOf(s);
     }
 
     @Override
@@ -169,7 +422,7 @@ final class SdpSocketChannel extends SocketChannel implements WrappingChannel {
                 s = adaptor;
                 if (s == null) {
                     try {
-                        adaptor = s = new SdpSocketAdaptor(this, delegate.socket());
+                        adaptor = s = new SdpSocketAdaptor(this);
                     } catch (java.net.SocketException e) {
                         throw new IllegalStateException(e);
                     }
@@ -180,14 +433,17 @@ final class SdpSocketChannel extends SocketChannel implements WrappingChannel {
     }
 
     /** {@code socket().connect(remote, timeout)}: blocking, with the JDK adaptor's timeout semantics. */
-    void connectFromAdaptor(SocketAddress remote, int timeout, Socket jdkAdaptor) throws IOException {
+    void connectFromAdaptor(SocketAddress remote, int timeout) throws IOException {
+        Socket jdkAdaptor = initial.socket();
         try {
-            if (decided || !(remote instanceof InetSocketAddress isa)) {
-                jdkAdaptor.connect(remote, timeout);
+            if (decided || !(remote instanceof InetSocketAddress isa) || isa.isUnresolved()) {
+                delegate.socket().connect(remote, timeout);
                 return;
             }
+            Router router = Sdp4j.router();
+            boolean fallback = canFallBack(router, isa);
             try {
-                Sdp4j.router().connect(isa, timeout, SdpSocketChannel::noNioTransport,
+                router.connect(isa, timeout, (t, ms) -> connectRdma(t, isa, ms, fallback),
                         t -> jdkAdaptor.connect(isa, t));
             } finally {
                 decided = true;
@@ -210,7 +466,27 @@ final class SdpSocketChannel extends SocketChannel implements WrappingChannel {
 
     @Override
     protected void implCloseSelectableChannel() throws IOException {
-        delegate.close();
+        SocketChannel d;
+        synchronized (stateLock) {
+            d = delegate;
+        }
+        IOException first = null;
+        SocketChannel r = connecting;
+        for (SocketChannel c : new SocketChannel[] {d, initial != d ? initial : null, r != d ? r : null}) {
+            if (c == null) {
+                continue;
+            }
+            try {
+                c.close();
+            } catch (IOException e) {
+                if (first == null) {
+                    first = e;
+                }
+            }
+        }
+        if (first != null) {
+            throw first;
+        }
     }
 
     @Override
@@ -218,7 +494,11 @@ final class SdpSocketChannel extends SocketChannel implements WrappingChannel {
         if (block) {
             keys.cancelInnerKeys();
         }
-        delegate.configureBlocking(block);
+        SocketChannel d = delegate;
+        d.configureBlocking(block);
+        if (d != initial && initial.isOpen() && attempt != null) {
+            initial.configureBlocking(block); // the fallback connect follows the application's mode
+        }
     }
 
     @Override

@@ -2,9 +2,11 @@ package org.sdp4j.transport;
 
 import java.io.IOException;
 import java.net.SocketImpl;
+import java.net.SocketOption;
 import java.nio.channels.ServerSocketChannel;
 import java.nio.channels.SocketChannel;
 import java.nio.channels.spi.SelectorProvider;
+import java.util.Set;
 
 import org.sdp4j.conf.Family;
 
@@ -47,5 +49,14 @@ public interface Transport {
      */
     default Poller newPoller() throws IOException {
         return null;
+    }
+
+    /**
+     * Socket options of this transport's own that the JDK's sockets do not know (rsockets' {@code RDMA_SQSIZE}
+     * ...). An sdp4j channel accepts them before {@code connect}/{@code bind}, while it does not know its transport
+     * yet, and hands them to the transport's channel if the rules choose this transport (TCP ignores them).
+     */
+    default Set<SocketOption<?>> transportOptions() {
+        return Set.of();
     }
 }

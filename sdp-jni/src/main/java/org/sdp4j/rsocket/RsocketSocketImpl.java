@@ -68,6 +68,9 @@ public final class RsocketSocketImpl extends SocketImpl implements TransportChan
     private volatile int lingerSeconds = -1; // rsockets keeps on/off only
     private volatile int trafficClass; // IP_TOS: accepted and ignored, as Socket.setTrafficClass allows
     private volatile int keepInterval, keepCount; // TCP_KEEPINTERVAL/TCP_KEEPCOUNT: rsockets accepts and ignores them
+    private volatile int busyPollMicros; // RsocketOptions.BUSY_POLL
+    /** Options the application set itself: the tunables (global, per rule) never override them. */
+    private final Set<SocketOption<?>> explicit = java.util.concurrent.ConcurrentHashMap.newKeySet();
 
     RsocketSocketImpl(boolean server) {
         this.server = server;
@@ -152,6 +155,48 @@ public final class RsocketSocketImpl extends SocketImpl implements TransportChan
             created = true;
             this.fd = new FileDescriptor(); // not a kernel socket: a marker only, never handed to the JDK
         }
+        RsocketTunables.applyGlobal(this::setTunable); // -Dsdp4j.rsocket.*: before anything else is set
+    }
+
+    /** A tunable (global or per rule): applied unless the application set this option itself. */
+    private void setTunable(SocketOption<Integer> name, Integer value) throws IOException {
+        if (explicit.contains(name)
+                || !(supportedOptions().contains(name) || name == java.net.StandardSocketOptions.SO_SNDBUF)) {
+            return; // SO_SNDBUF on a listener: not a ServerSocket option, but what its accepted rsockets inherit
+        }
+        if (name == RsocketOptions.BUSY_POLL) {
+            busyPollMicros = value;
+            return;
+        }
+        int fd = begin();
+        try {
+            if (name == java.net.StandardSocketOptions.SO_SNDBUF) {
+                Native.setOption(fd, Native.OPT_SO_SNDBUF, value);
+            } else if (name == java.net.StandardSocketOptions.SO_RCVBUF) {
+                Native.setOption(fd, Native.OPT_SO_RCVBUF, value);
+            } else {
+                Native.setOption(fd, ((RsocketOptions.Opt) name).id, value);
+            }
+        } finally {
+            end();
+        }
+    }
+
+    /** rpoll on the rsocket and the wakeup eventfd, spinning first for the busy-poll time (RDMA_BUSY_POLL). */
+    private int await(int fd, int events, int wait) throws IOException {
+        int spin = busyPollMicros;
+        int ev = wakeFd();
+        if (spin > 0 && wait != 0) {
+            long end = System.nanoTime() + spin * 1000L;
+            do {
+                int r = Native.poll(fd, events, ev, 0);
+                if (r != 0) {
+                    return r;
+                }
+                Thread.onSpinWait();
+            } while (System.nanoTime() - end < 0);
+        }
+        return Native.poll(fd, events, ev, wait);
     }
 
     /** Fills this (not created) impl with an accepted rsocket; on failure nothing of it is kept (the caller closes nfd). */
@@ -243,6 +288,7 @@ public final class RsocketSocketImpl extends SocketImpl implements TransportChan
             if (listening) {
                 throw new SocketException("Socket is listening");
             }
+            RsocketTunables.applyRule(true, new InetSocketAddress(ia, rport), this::setTunable); // before rconnect
             long deadline = timeoutMillis > 0 ? System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(timeoutMillis) : 0;
             boolean done = Native.connect(fd, addr, scope, rport);
             while (!done) {
@@ -251,7 +297,7 @@ public final class RsocketSocketImpl extends SocketImpl implements TransportChan
                     throw new SocketTimeoutException("rconnect " + hostPort(ia, rport) + ": connect timed out after "
                             + timeoutMillis + " ms");
                 }
-                int r = Native.poll(fd, Native.POLLOUT, wakeFd(), wait);
+                int r = await(fd, Native.POLLOUT, wait);
                 if ((r & Native.WOKEN) != 0) {
                     throw new SocketException("Socket closed");
                 }
@@ -324,6 +370,8 @@ public final class RsocketSocketImpl extends SocketImpl implements TransportChan
             if (!bound) {
                 throw new SocketException("listen: the socket is not bound");
             }
+            // before rlisten: the accepted rsockets inherit the queue and buffer sizes
+            RsocketTunables.applyRule(false, decode(Native.sockname(fd, false)), this::setTunable);
             Native.listen(fd, backlog < 1 ? 50 : backlog);
             listening = true;
         } finally {
@@ -369,6 +417,7 @@ public final class RsocketSocketImpl extends SocketImpl implements TransportChan
             }
             try {
                 target.accepted(nfd);
+                target.busyPollMicros = busyPollMicros;
             } catch (IOException | RuntimeException e) {
                 try {
                     Native.close(nfd);
@@ -404,7 +453,7 @@ public final class RsocketSocketImpl extends SocketImpl implements TransportChan
                 if (wait == 0) {
                     throw new SocketTimeoutException("Read timed out");
                 }
-                int r = Native.poll(fd, Native.POLLIN, wakeFd(), wait);
+                int r = await(fd, Native.POLLIN, wait);
                 if ((r & Native.WOKEN) != 0) {
                     throw new SocketException("Socket closed");
                 }
@@ -428,7 +477,7 @@ public final class RsocketSocketImpl extends SocketImpl implements TransportChan
                     len -= n;
                     continue;
                 }
-                int r = Native.poll(fd, Native.POLLOUT, wakeFd(), -1);
+                int r = await(fd, Native.POLLOUT, -1);
                 if ((r & Native.WOKEN) != 0) {
                     throw new SocketException("Socket closed");
                 }
@@ -561,6 +610,7 @@ public final class RsocketSocketImpl extends SocketImpl implements TransportChan
                         throw new IllegalArgumentException(optName(optID) + ": size must be positive: " + v);
                     }
                     Native.setOption(fd, optID == SO_SNDBUF ? Native.OPT_SO_SNDBUF : Native.OPT_SO_RCVBUF, v);
+                    explicit.add(optID == SO_SNDBUF ? StandardSocketOptions.SO_SNDBUF : StandardSocketOptions.SO_RCVBUF);
                     break;
                 }
                 case SO_KEEPALIVE:
@@ -660,10 +710,12 @@ public final class RsocketSocketImpl extends SocketImpl implements TransportChan
             StandardSocketOptions.SO_REUSEADDR, StandardSocketOptions.TCP_NODELAY, StandardSocketOptions.IP_TOS,
             ExtendedSocketOptions.TCP_KEEPIDLE, ExtendedSocketOptions.TCP_KEEPINTERVAL,
             ExtendedSocketOptions.TCP_KEEPCOUNT,
-            RsocketOptions.RDMA_SQSIZE, RsocketOptions.RDMA_RQSIZE, RsocketOptions.RDMA_INLINE);
+            RsocketOptions.RDMA_SQSIZE, RsocketOptions.RDMA_RQSIZE, RsocketOptions.RDMA_INLINE,
+            RsocketOptions.BUSY_POLL);
     private static final Set<SocketOption<?>> SERVER_OPTIONS = Set.of(StandardSocketOptions.SO_RCVBUF,
             StandardSocketOptions.SO_REUSEADDR, StandardSocketOptions.IP_TOS,
-            RsocketOptions.RDMA_SQSIZE, RsocketOptions.RDMA_RQSIZE, RsocketOptions.RDMA_INLINE);
+            RsocketOptions.RDMA_SQSIZE, RsocketOptions.RDMA_RQSIZE, RsocketOptions.RDMA_INLINE,
+            RsocketOptions.BUSY_POLL);
 
     @Override
     protected Set<SocketOption<?>> supportedOptions() {
@@ -679,7 +731,19 @@ public final class RsocketSocketImpl extends SocketImpl implements TransportChan
         if (!name.type().isInstance(value)) {
             throw new IllegalArgumentException("Invalid value '" + value + "' for " + name);
         }
-        if (name instanceof RsocketOptions.Opt || name == ExtendedSocketOptions.TCP_KEEPIDLE) {
+        explicit.add(name);
+        if (name == RsocketOptions.BUSY_POLL) {
+            int v = (Integer) value;
+            if (v < 0) {
+                throw new IllegalArgumentException("Invalid value '" + value + "' for " + name);
+            }
+            int fd = begin(); // fails on a closed socket, as the others do
+            try {
+                busyPollMicros = v;
+            } finally {
+                end();
+            }
+        } else if (name instanceof RsocketOptions.Opt || name == ExtendedSocketOptions.TCP_KEEPIDLE) {
             int v = (Integer) value;
             if (name == ExtendedSocketOptions.TCP_KEEPIDLE && v <= 0) {
                 throw new IllegalArgumentException("Invalid value '" + value + "' for " + name);
@@ -720,6 +784,14 @@ public final class RsocketSocketImpl extends SocketImpl implements TransportChan
         Objects.requireNonNull(name, "name");
         if (!supportedOptions().contains(name)) {
             throw new UnsupportedOperationException("'" + name + "' not supported");
+        }
+        if (name == RsocketOptions.BUSY_POLL) {
+            int fd = begin();
+            try {
+                return (T) Integer.valueOf(busyPollMicros);
+            } finally {
+                end();
+            }
         }
         if (name instanceof RsocketOptions.Opt || name == ExtendedSocketOptions.TCP_KEEPIDLE) {
             int fd = begin();

@@ -2,9 +2,11 @@ package org.sdp4j.rsocket;
 
 import java.io.IOException;
 import java.net.SocketImpl;
+import java.net.SocketOption;
 import java.nio.channels.ServerSocketChannel;
 import java.nio.channels.SocketChannel;
 import java.nio.channels.spi.SelectorProvider;
+import java.util.Set;
 
 import org.sdp4j.conf.Family;
 import org.sdp4j.transport.Poller;
@@ -51,12 +53,19 @@ public final class RsocketTransport implements Transport {
 
     @Override
     public SocketChannel openSocketChannel(SelectorProvider provider) throws IOException {
-        throw new UnsupportedOperationException("NIO over rsockets: not yet");
+        return new RsocketSocketChannel(provider, this);
     }
 
     @Override
     public ServerSocketChannel openServerSocketChannel(SelectorProvider provider) throws IOException {
-        throw new UnsupportedOperationException("NIO over rsockets: not yet");
+        return new RsocketServerSocketChannel(provider, this);
+    }
+
+    /** {@link RsocketOptions}: accepted by sdp4j's channels before connect/bind, applied if rsockets carries them. */
+    @Override
+    public Set<SocketOption<?>> transportOptions() {
+        return Set.of(RsocketOptions.RDMA_SQSIZE, RsocketOptions.RDMA_RQSIZE, RsocketOptions.RDMA_INLINE,
+                RsocketOptions.BUSY_POLL);
     }
 
     @Override

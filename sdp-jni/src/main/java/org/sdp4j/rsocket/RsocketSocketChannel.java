@@ -1,0 +1,844 @@
+package org.sdp4j.rsocket;
+
+import java.io.IOException;
+import java.net.Inet6Address;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.Socket;
+import java.net.SocketAddress;
+import java.net.SocketOption;
+import java.net.SocketTimeoutException;
+import java.nio.ByteBuffer;
+import java.nio.channels.AlreadyBoundException;
+import java.nio.channels.AlreadyConnectedException;
+import java.nio.channels.ClosedChannelException;
+import java.nio.channels.ConnectionPendingException;
+import java.nio.channels.NoConnectionPendingException;
+import java.nio.channels.NotYetConnectedException;
+import java.nio.channels.SocketChannel;
+import java.nio.channels.UnresolvedAddressException;
+import java.nio.channels.UnsupportedAddressTypeException;
+import java.nio.channels.spi.SelectorProvider;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Objects;
+import java.util.Set;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.ReentrantLock;
+
+import org.sdp4j.transport.Poller;
+import org.sdp4j.transport.Transport;
+import org.sdp4j.transport.TransportChannel;
+
+/**
+ * A {@link SocketChannel} over an rsocket. Registered with sdp4j's Selector, it is polled with its transport's
+ * {@link RsocketPoller} (rpoll), together with the kernel channels of that selector.
+ *
+ * <p>As in {@link RsocketSocketImpl}, the rsocket itself is always non-blocking; blocking mode waits in rpoll on the
+ * rsocket plus this channel's wakeup eventfd, so an asynchronous close (or an interrupt, which closes the channel as
+ * for every interruptible channel) wakes a blocked read, write or connect at once. Operations and selector polls
+ * count themselves in and out; the rsocket is rclose'd by whoever leaves last, never under a running call or rpoll.
+ *
+ * <p>Data moves between the caller's buffer and rsockets' registered buffers with one copy: a heap buffer's array
+ * is passed as is (a JNI critical region around one non-blocking rrecv/rsend), a direct buffer by address.
+ * Scatter/gather loops over the buffers (each a non-blocking call; rsockets' readv/writev copy the same way).
+ */
+final class RsocketSocketChannel extends SocketChannel implements TransportChannel {
+    private static final int UNCONNECTED = 0, PENDING = 1, CONNECTED = 2;
+
+    private final Transport owner;
+    private final Object stateLock = new Object();
+    private final ReentrantLock readLock = new ReentrantLock(), writeLock = new ReentrantLock();
+    final RsocketSockopts.Kept kept = new RsocketSockopts.Kept();
+
+    // guarded by stateLock
+    private int rfd, efd;
+    private int useCount;
+    private boolean closing;
+    private final List<Poller> pollers = new ArrayList<>(1);
+    private boolean readerWaiting;
+
+    private volatile int state;
+    private volatile boolean inputShutdown, outputShutdown;
+    private volatile InetSocketAddress local, remote;
+    private byte[] connAddr; // the pending connect's destination, for finishConnect
+    private int connScope, connPort;
+    private volatile Socket adaptor;
+
+    /** A new unconnected channel: creates the rsocket (with the global tunables applied). */
+    RsocketSocketChannel(SelectorProvider provider, Transport owner) throws IOException {
+        super(provider);
+        this.owner = owner;
+        Rsocket.ensureAvailability();
+        int ev = Native.eventfd();
+        int fd;
+        try {
+            fd = Native.socket(false);
+        } catch (IOException | RuntimeException e) {
+            Native.closeEvent(ev);
+            throw e;
+        }
+        rfd = fd;
+        efd = ev;
+        try {
+            RsocketTunables.applyGlobal(this::setTunable);
+        } catch (IOException | RuntimeException e) {
+            Native.close(fd);
+            Native.closeEvent(ev);
+            throw e;
+        }
+    }
+
+    /** An accepted channel over {@code nfd} (closed by the caller if this throws). */
+    RsocketSocketChannel(SelectorProvider provider, Transport owner, int nfd, int busyPollMicros) throws IOException {
+        super(provider);
+        this.owner = owner;
+        InetSocketAddress peer = RsocketSocketImpl.decode(Native.sockname(nfd, true));
+        InetSocketAddress me = RsocketSocketImpl.decode(Native.sockname(nfd, false));
+        efd = Native.eventfd();
+        rfd = nfd;
+        remote = peer;
+        local = me;
+        state = CONNECTED;
+        kept.busyPollMicros = busyPollMicros;
+    }
+
+    // ---- counting operations in and out ----
+
+    private int enter() throws ClosedChannelException {
+        synchronized (stateLock) {
+            if (closing || !isOpen()) {
+                throw new ClosedChannelException();
+            }
+            useCount++;
+            return rfd;
+        }
+    }
+
+    private void exit() {
+        int fd = -1, ev = -1;
+        synchronized (stateLock) {
+            if (--useCount == 0 && closing) {
+                fd = rfd;
+                ev = efd;
+                rfd = efd = -1;
+            }
+        }
+        release(fd, ev);
+    }
+
+    private static void release(int fd, int ev) {
+        try {
+            if (fd >= 0) {
+                Native.close(fd);
+            }
+        } catch (IOException ignored) {
+            // closing: nothing left to report to
+        } finally {
+            if (ev >= 0) {
+                try {
+                    Native.closeEvent(ev);
+                } catch (IOException ignored) {
+                    // as above
+                }
+            }
+        }
+    }
+
+    private int wakeFd() {
+        synchronized (stateLock) {
+            return efd;
+        }
+    }
+
+    @Override
+    public Transport transport() {
+        return owner;
+    }
+
+    @Override
+    public int pollFd() {
+        synchronized (stateLock) {
+            return rfd;
+        }
+    }
+
+    @Override
+    public int pollBegin(Poller poller) {
+        synchronized (stateLock) {
+            if (closing || !isOpen()) {
+                return -1;
+            }
+            useCount++;
+            pollers.add(poller);
+            return rfd;
+        }
+    }
+
+    @Override
+    public void pollEnd(Poller poller) {
+        synchronized (stateLock) {
+            pollers.remove(poller);
+        }
+        exit();
+    }
+
+    @Override
+    protected void implCloseSelectableChannel() throws IOException {
+        int fd, ev;
+        synchronized (stateLock) {
+            if (closing) {
+                return;
+            }
+            closing = true;
+            if (useCount > 0) {
+                Native.signal(efd); // blocked operations wake and leave; the last one out closes
+                for (Poller p : pollers) {
+                    p.wakeup(); // a selector polling this rsocket returns, then pollEnd closes
+                }
+                return;
+            }
+            fd = rfd;
+            ev = efd;
+            rfd = efd = -1;
+        }
+        release(fd, ev);
+    }
+
+    @Override
+    protected void implConfigureBlocking(boolean block) {
+        // the rsocket is always non-blocking; the mode only decides whether the Java side waits
+    }
+
+    /**
+     * Waits in rpoll for {@code events} or the wakeup eventfd, spinning first for the busy-poll time. Returns the
+     * revents ({@code | Native.WOKEN}), 0 on timeout.
+     */
+    private int await(int fd, int events, int timeoutMillis) throws IOException {
+        int spin = kept.busyPollMicros;
+        int ev = wakeFd();
+        if (spin > 0) {
+            long end = System.nanoTime() + spin * 1000L;
+            do {
+                int r = Native.poll(fd, events, ev, 0);
+                if (r != 0) {
+                    return r;
+                }
+                Thread.onSpinWait();
+            } while (System.nanoTime() - end < 0);
+        }
+        return Native.poll(fd, events, ev, timeoutMillis);
+    }
+
+    // ---- connect ----
+
+    @Override
+    public SocketChannel bind(SocketAddress localAddress) throws IOException {
+        synchronized (stateLock) {
+            if (closing || !isOpen()) {
+                throw new ClosedChannelException();
+            }
+            if (state == PENDING) {
+                throw new ConnectionPendingException();
+            }
+            if (state == CONNECTED) {
+                throw new AlreadyConnectedException();
+            }
+            if (local != null) {
+                throw new AlreadyBoundException();
+            }
+        }
+        InetSocketAddress isa = localAddress == null ? new InetSocketAddress(0) : checkAddress(localAddress);
+        int fd = enter();
+        try {
+            InetAddress a = isa.getAddress();
+            Native.bind(fd, a.getAddress(), scope(a), isa.getPort());
+            local = RsocketSocketImpl.decode(Native.sockname(fd, false));
+        } finally {
+            exit();
+        }
+        return this;
+    }
+
+    private static InetSocketAddress checkAddress(SocketAddress sa) {
+        if (!(sa instanceof InetSocketAddress)) {
+            throw new UnsupportedAddressTypeException();
+        }
+        InetSocketAddress isa = (InetSocketAddress) sa;
+        if (isa.isUnresolved()) {
+            throw new UnresolvedAddressException();
+        }
+        return isa;
+    }
+
+    private static int scope(InetAddress a) {
+        return a instanceof Inet6Address ? ((Inet6Address) a).getScopeId() : 0;
+    }
+
+    @Override
+    public boolean connect(SocketAddress remoteAddress) throws IOException {
+        return connect(remoteAddress, 0);
+    }
+
+    /** Blocking mode: waits at most {@code timeoutMillis} (0 = no limit); the socket adaptor's timed connect. */
+    boolean connect(SocketAddress remoteAddress, int timeoutMillis) throws IOException {
+        InetSocketAddress isa = checkAddress(Objects.requireNonNull(remoteAddress, "remote"));
+        InetAddress ia = isa.getAddress();
+        if (ia.isAnyLocalAddress()) {
+            ia = InetAddress.getLocalHost();
+        }
+        byte[] addr = ia.getAddress();
+        int scope = scope(ia);
+        int port = isa.getPort();
+        boolean blocking;
+        synchronized (blockingLock()) {
+            blocking = isBlocking();
+            readLock.lock();
+            try {
+                writeLock.lock();
+                try {
+                    synchronized (stateLock) {
+                        if (closing || !isOpen()) {
+                            throw new ClosedChannelException();
+                        }
+                        if (state == CONNECTED) {
+                            throw new AlreadyConnectedException();
+                        }
+                        if (state == PENDING) {
+                            throw new ConnectionPendingException();
+                        }
+                    }
+                    int fd = enter();
+                    boolean completed = false;
+                    try {
+                        RsocketTunables.applyRule(true, isa, this::setTunable);
+                        if (blocking) {
+                            begin();
+                        }
+                        boolean done = Native.connect(fd, addr, scope, port);
+                        synchronized (stateLock) {
+                            connAddr = addr;
+                            connScope = scope;
+                            connPort = port;
+                            remote = new InetSocketAddress(ia, port);
+                            state = done ? CONNECTED : PENDING;
+                        }
+                        if (!done && blocking) {
+                            done = waitConnected(fd, timeoutMillis);
+                        }
+                        if (done) {
+                            connected(fd);
+                        }
+                        completed = true;
+                        return done;
+                    } finally {
+                        try {
+                            if (blocking) {
+                                end(completed);
+                            }
+                        } catch (IOException e) {
+                            exit();
+                            closeQuietly(e);
+                            throw e;
+                        }
+                        exit();
+                    }
+                } catch (IOException | RuntimeException e) {
+                    if (!(e instanceof AlreadyConnectedException || e instanceof ConnectionPendingException)) {
+                        closeQuietly(e); // a failed connect closes the channel, as the JDK's does
+                    }
+                    throw e;
+                } finally {
+                    writeLock.unlock();
+                }
+            } finally {
+                readLock.unlock();
+            }
+        }
+    }
+
+    /** Blocking wait for a pending connect; true when connected, throws on failure, timeout or close. */
+    private boolean waitConnected(int fd, int timeoutMillis) throws IOException {
+        long deadline = timeoutMillis > 0 ? System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(timeoutMillis) : 0;
+        for (;;) {
+            int wait = -1;
+            if (deadline != 0) {
+                long ns = deadline - System.nanoTime();
+                if (ns <= 0) {
+                    throw new SocketTimeoutException("rconnect " + remote + ": connect timed out after "
+                            + timeoutMillis + " ms");
+                }
+                wait = (int) Math.max(1, Math.min(Integer.MAX_VALUE, TimeUnit.NANOSECONDS.toMillis(ns + 999_999)));
+            }
+            int r = await(fd, Native.POLLOUT, wait);
+            if ((r & Native.WOKEN) != 0 && isClosing()) {
+                throw new ClosedChannelException(); // end() turns this into AsynchronousClose/ClosedByInterrupt
+            }
+            r &= ~Native.WOKEN;
+            if (r != 0) {
+                Native.finishConnect(fd, r, connAddr, connScope, connPort);
+                return true;
+            }
+        }
+    }
+
+    private void connected(int fd) throws IOException {
+        InetSocketAddress me = RsocketSocketImpl.decode(Native.sockname(fd, false));
+        synchronized (stateLock) {
+            local = me;
+            state = CONNECTED;
+        }
+    }
+
+    private boolean isClosing() {
+        synchronized (stateLock) {
+            return closing;
+        }
+    }
+
+    private void closeQuietly(Exception e) {
+        try {
+            close();
+        } catch (IOException suppressed) {
+            e.addSuppressed(suppressed);
+        }
+    }
+
+    @Override
+    public boolean finishConnect() throws IOException {
+        synchronized (blockingLock()) {
+            boolean blocking = isBlocking();
+            readLock.lock();
+            try {
+                writeLock.lock();
+                try {
+                    if (!isOpen()) {
+                        throw new ClosedChannelException();
+                    }
+                    if (state == CONNECTED) {
+                        return true;
+                    }
+                    if (state != PENDING) {
+                        throw new NoConnectionPendingException();
+                    }
+                    int fd = enter();
+                    boolean completed = false;
+                    try {
+                        if (blocking) {
+                            begin();
+                        }
+                        boolean done;
+                        if (blocking) {
+                            done = waitConnected(fd, 0);
+                        } else {
+                            int r = Native.poll(fd, Native.POLLOUT, -1, 0);
+                            done = r != 0;
+                            if (done) {
+                                Native.finishConnect(fd, r, connAddr, connScope, connPort);
+                            }
+                        }
+                        if (done) {
+                            connected(fd);
+                        }
+                        completed = true;
+                        return done;
+                    } finally {
+                        try {
+                            if (blocking) {
+                                end(completed);
+                            }
+                        } finally {
+                            exit();
+                        }
+                    }
+                } catch (IOException | RuntimeException e) {
+                    if (!(e instanceof NoConnectionPendingException)) {
+                        closeQuietly(e);
+                    }
+                    throw e;
+                } finally {
+                    writeLock.unlock();
+                }
+            } finally {
+                readLock.unlock();
+            }
+        }
+    }
+
+    @Override
+    public boolean isConnected() {
+        return state == CONNECTED;
+    }
+
+    @Override
+    public boolean isConnectionPending() {
+        return state == PENDING;
+    }
+
+    // ---- data ----
+
+    @Override
+    public int read(ByteBuffer dst) throws IOException {
+        Objects.requireNonNull(dst, "dst");
+        return (int) read(new ByteBuffer[] {dst}, 0, 1, 0);
+    }
+
+    @Override
+    public long read(ByteBuffer[] dsts, int offset, int length) throws IOException {
+        Objects.checkFromIndexSize(offset, length, dsts.length);
+        return read(dsts, offset, length, 0);
+    }
+
+    /** Reads with a timeout in blocking mode (0 = none): the socket adaptor's SO_TIMEOUT. */
+    long read(ByteBuffer[] dsts, int offset, int length, int timeoutMillis) throws IOException {
+        for (int i = offset; i < offset + length; i++) {
+            if (dsts[i].isReadOnly()) {
+                throw new IllegalArgumentException("Read-only buffer");
+            }
+        }
+        readLock.lock();
+        try {
+            boolean blocking = isBlocking();
+            int fd = enter();
+            boolean completed = false;
+            try {
+                if (state != CONNECTED) {
+                    throw new NotYetConnectedException();
+                }
+                if (blocking) {
+                    begin();
+                }
+                long deadline = timeoutMillis > 0
+                        ? System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(timeoutMillis) : 0;
+                for (;;) {
+                    if (inputShutdown) {
+                        completed = true;
+                        return -1;
+                    }
+                    long n = readOnce(fd, dsts, offset, length);
+                    if (n != Native.UNAVAILABLE) {
+                        completed = true;
+                        return n;
+                    }
+                    if (!blocking) {
+                        completed = true;
+                        return 0;
+                    }
+                    int wait = -1;
+                    if (deadline != 0) {
+                        long ns = deadline - System.nanoTime();
+                        if (ns <= 0) {
+                            completed = true;
+                            throw new SocketTimeoutException("Read timed out");
+                        }
+                        wait = (int) Math.max(1, Math.min(Integer.MAX_VALUE,
+                                TimeUnit.NANOSECONDS.toMillis(ns + 999_999)));
+                    }
+                    synchronized (stateLock) {
+                        readerWaiting = true;
+                    }
+                    int r;
+                    try {
+                        r = await(fd, Native.POLLIN, wait);
+                    } finally {
+                        synchronized (stateLock) {
+                            readerWaiting = false;
+                        }
+                    }
+                    if ((r & Native.WOKEN) != 0) {
+                        if (isClosing()) {
+                            return 0; // end(false) throws AsynchronousCloseException / ClosedByInterruptException
+                        }
+                        drainWakeup(); // shutdownInput's signal
+                    }
+                }
+            } finally {
+                try {
+                    if (blocking) {
+                        end(completed);
+                    }
+                } finally {
+                    exit();
+                }
+            }
+        } finally {
+            readLock.unlock();
+        }
+    }
+
+    /** Bytes read into the buffers, EOF, or UNAVAILABLE when nothing was there. */
+    private static long readOnce(int fd, ByteBuffer[] dsts, int offset, int length) throws IOException {
+        long total = 0;
+        for (int i = offset; i < offset + length; i++) {
+            ByteBuffer b = dsts[i];
+            int rem = b.remaining();
+            if (rem == 0) {
+                continue;
+            }
+            int n;
+            int pos = b.position();
+            if (b.isDirect()) {
+                n = Native.readDirect(fd, b, pos, rem);
+            } else {
+                n = Native.read(fd, b.array(), b.arrayOffset() + pos, rem);
+            }
+            if (n > 0) {
+                b.position(pos + n);
+                total += n;
+                if (n < rem) {
+                    break;
+                }
+                continue;
+            }
+            if (total > 0) {
+                break;
+            }
+            return n; // EOF or UNAVAILABLE
+        }
+        return total;
+    }
+
+    /** Empties the wakeup eventfd after a shutdownInput signal (never after a close: closing stays signalled). */
+    private void drainWakeup() throws IOException {
+        int ev = wakeFd();
+        if (ev >= 0) {
+            Native.pollMany(new int[0], new short[0], new short[0], 0, ev, 0);
+        }
+    }
+
+    @Override
+    public int write(ByteBuffer src) throws IOException {
+        Objects.requireNonNull(src, "src");
+        return (int) write(new ByteBuffer[] {src}, 0, 1);
+    }
+
+    @Override
+    public long write(ByteBuffer[] srcs, int offset, int length) throws IOException {
+        Objects.checkFromIndexSize(offset, length, srcs.length);
+        writeLock.lock();
+        try {
+            boolean blocking = isBlocking();
+            int fd = enter();
+            boolean completed = false;
+            try {
+                if (state != CONNECTED) {
+                    throw new NotYetConnectedException();
+                }
+                if (outputShutdown) {
+                    throw new java.nio.channels.ClosedChannelException();
+                }
+                if (blocking) {
+                    begin();
+                }
+                long total = 0;
+                for (;;) {
+                    long n = writeOnce(fd, srcs, offset, length);
+                    total += n;
+                    boolean left = false;
+                    for (int i = offset; i < offset + length; i++) {
+                        left |= srcs[i].hasRemaining();
+                    }
+                    if (!blocking || !left) {
+                        completed = true;
+                        return total;
+                    }
+                    int r = await(fd, Native.POLLOUT, -1);
+                    if ((r & Native.WOKEN) != 0) {
+                        if (isClosing()) {
+                            return total;
+                        }
+                        drainWakeup();
+                    }
+                }
+            } finally {
+                try {
+                    if (blocking) {
+                        end(completed);
+                    }
+                } finally {
+                    exit();
+                }
+            }
+        } finally {
+            writeLock.unlock();
+        }
+    }
+
+    private static long writeOnce(int fd, ByteBuffer[] srcs, int offset, int length) throws IOException {
+        long total = 0;
+        for (int i = offset; i < offset + length; i++) {
+            ByteBuffer b = srcs[i];
+            int rem = b.remaining();
+            if (rem == 0) {
+                continue;
+            }
+            int pos = b.position();
+            int n;
+            if (b.isDirect()) {
+                n = Native.writeDirect(fd, b, pos, rem);
+            } else if (b.hasArray()) {
+                n = Native.write(fd, b.array(), b.arrayOffset() + pos, rem);
+            } else { // read-only heap buffer: no array access, one extra copy
+                byte[] tmp = new byte[rem];
+                b.duplicate().get(tmp);
+                n = Native.write(fd, tmp, 0, rem);
+            }
+            if (n > 0) {
+                b.position(pos + n);
+                total += n;
+            }
+            if (n < rem) {
+                break;
+            }
+        }
+        return total;
+    }
+
+    // ---- shutdown, options, addresses ----
+
+    @Override
+    public SocketChannel shutdownInput() throws IOException {
+        int fd = enter();
+        try {
+            if (state != CONNECTED) {
+                throw new NotYetConnectedException();
+            }
+            if (!inputShutdown) {
+                Native.shutdown(fd, Native.SHUT_RD);
+                inputShutdown = true;
+                synchronized (stateLock) {
+                    if (readerWaiting) {
+                        Native.signal(efd); // rsockets gives no event for a local SHUT_RD: wake the reader
+                    }
+                }
+            }
+        } finally {
+            exit();
+        }
+        return this;
+    }
+
+    @Override
+    public SocketChannel shutdownOutput() throws IOException {
+        int fd = enter();
+        try {
+            if (state != CONNECTED) {
+                throw new NotYetConnectedException();
+            }
+            if (!outputShutdown) {
+                Native.shutdown(fd, Native.SHUT_WR);
+                outputShutdown = true;
+            }
+        } finally {
+            exit();
+        }
+        return this;
+    }
+
+    boolean isInputShutdown() {
+        return inputShutdown;
+    }
+
+    boolean isOutputShutdown() {
+        return outputShutdown;
+    }
+
+    @Override
+    public <T> SocketChannel setOption(SocketOption<T> name, T value) throws IOException {
+        RsocketSockopts.check(RsocketSockopts.CLIENT, name, value);
+        int fd = enter();
+        try {
+            RsocketSockopts.set(fd, kept, name, value);
+            kept.explicit.add(name);
+        } finally {
+            exit();
+        }
+        return this;
+    }
+
+    @Override
+    @SuppressWarnings("unchecked")
+    public <T> T getOption(SocketOption<T> name) throws IOException {
+        RsocketSockopts.checkSupported(RsocketSockopts.CLIENT, name);
+        int fd = enter();
+        try {
+            return (T) RsocketSockopts.get(fd, kept, name);
+        } finally {
+            exit();
+        }
+    }
+
+    /** A tunable (global or per rule): set unless the application set this option on this channel itself. */
+    void setTunable(SocketOption<Integer> name, Integer value) throws IOException {
+        if (kept.explicit.contains(name)) {
+            return;
+        }
+        int fd = enter();
+        try {
+            RsocketSockopts.set(fd, kept, name, value);
+        } finally {
+            exit();
+        }
+    }
+
+    @Override
+    public Set<SocketOption<?>> supportedOptions() {
+        return RsocketSockopts.CLIENT;
+    }
+
+    @Override
+    public SocketAddress getRemoteAddress() throws IOException {
+        if (!isOpen()) {
+            throw new ClosedChannelException();
+        }
+        return state == CONNECTED ? remote : null;
+    }
+
+    @Override
+    public SocketAddress getLocalAddress() throws IOException {
+        if (!isOpen()) {
+            throw new ClosedChannelException();
+        }
+        return local;
+    }
+
+    /** The rsocket descriptor, -1 when closed (tests and logs). */
+    int rsocketFd() {
+        return pollFd();
+    }
+
+    @Override
+    public Socket socket() {
+        Socket s = adaptor;
+        if (s == null) {
+            synchronized (this) {
+                s = adaptor;
+                if (s == null) {
+                    try {
+                        adaptor = s = new RsocketSocketAdaptor(this);
+                    } catch (java.net.SocketException e) {
+                        throw new IllegalStateException(e);
+                    }
+                }
+            }
+        }
+        return s;
+    }
+
+    @Override
+    public String toString() {
+        StringBuilder sb = new StringBuilder("RsocketSocketChannel[");
+        if (!isOpen()) {
+            sb.append("closed");
+        } else {
+            sb.append(state == CONNECTED ? "connected" : state == PENDING ? "connection-pending" : "unconnected");
+            if (local != null) {
+                sb.append(" local=").append(local);
+            }
+            if (state == CONNECTED && remote != null) {
+                sb.append(" remote=").append(remote);
+            }
+        }
+        return sb.append(']').toString();
+    }
+}
