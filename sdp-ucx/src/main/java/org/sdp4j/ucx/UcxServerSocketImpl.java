@@ -121,6 +121,10 @@ final class UcxServerSocketImpl extends SocketImpl {
                     InetAddress peer = bindAddr == null || bindAddr.isAnyLocalAddress()
                             ? InetAddress.getLoopbackAddress() : bindAddr;
                     into.accepted(c, peer, localport);
+                    if (org.sdp4j.log.SdpLog.enabled(org.sdp4j.log.SdpLog.DECISION)) {
+                        org.sdp4j.log.SdpLog.log(org.sdp4j.log.SdpLog.DECISION, "ucx connection " + c.id
+                                + " accepted on " + where + ": UCX shared memory (tls=" + Ucx.transports() + ")");
+                    }
                     return;
                 }
                 long wait = 0;

@@ -68,9 +68,10 @@ final class UcxSocketImpl extends SocketImpl {
         address = r.getAddress();
         port = r.getPort();
         localport = c.id;
-        if (SdpLog.enabled(SdpLog.DEBUG)) {
-            SdpLog.log(SdpLog.DEBUG, "ucx: connected to " + Rendezvous.hostPort(address, port)
-                    + " over UCX shared memory (tls=" + Ucx.transports() + "), connection " + c.id);
+        if (SdpLog.enabled(SdpLog.DECISION)) {
+            // with the decision line: which UCX transports carry it (the rendezvous only reaches this host)
+            SdpLog.log(SdpLog.DECISION, "ucx connection " + c.id + " to " + Rendezvous.hostPort(address, port)
+                    + ": UCX shared memory (tls=" + Ucx.transports() + ")");
         }
     }
 

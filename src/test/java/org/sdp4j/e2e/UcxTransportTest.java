@@ -1,0 +1,139 @@
+package org.sdp4j.e2e;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+import org.sdp4j.e2e.apps.JdbcWorkloadMain;
+import org.sdp4j.e2e.apps.Rows;
+import org.sdp4j.e2e.apps.StreamMain;
+
+/**
+ * The UCX transport between separate JVMs on the agent (Debian's UCX 1.13.1 through jucx 1.12.1, shared memory):
+ * IBM's Db2 driver against Derby 10.8.3.0 with both ends on {@code use ucx}; the same client against a Derby that
+ * does not run sdp4j (fallback to TCP, nothing lost); and a peer killed mid-transfer.
+ */
+@Timeout(180)
+class UcxTransportTest {
+    @TempDir
+    static Path dir;
+
+    static final Pattern UCX_LINE = Pattern.compile("sdp4j: ucx connection \\d+ (to|accepted on) 127\\.0\\.0\\.1:(\\d+)"
+            + ": UCX shared memory \\(tls=sm,self\\)");
+
+    @Test
+    void db2DriverRunsTheSeedWorkloadOverUcxBothEndsOnTheAgent() {
+        Path serverConf = E2e.conf(dir, "derby-ucx.conf",
+                "log min-level 7 destination stderr",
+                "use ucx server * *:*");
+        try (DerbyServer derby = DerbyServer.start(dir, serverConf)) {
+            DecisionLog slog = DecisionLog.parse(derby.stderr());
+            List<DecisionLog.Decision> listen = slog.where(d -> d.isServer() && d.port() == derby.port());
+            assertEquals(1, listen.size(), slog.dump());
+            assertEquals("ucx", listen.get(0).family(), listen.get(0).raw());
+            assertTrue(listen.get(0).raw().contains("transport=ucx+tcp"), "UCX and TCP on one port: "
+                    + listen.get(0).raw());
+
+            Path conf = E2e.conf(dir, "client-ucx.conf",
+                    "log min-level 7 destination stderr",
+                    "use ucx client * 127.0.0.1:" + derby.port(),
+                    "use sdp client * *:*");
+            JvmResult r = JvmLauncher.main("db2-ucx", JdbcWorkloadMain.class)
+                    .args(derby.url(), "double", "user=app", "password=app", "securityMechanism=3",
+                            "retrieveMessagesFromServerOnGetMessage=true")
+                    .agent("conf=" + conf).run();
+            r.assertExit(0);
+            assertEquals(Integer.toString(Rows.COUNT), E2e.value(r, "INSERTED"), r.describe());
+            assertEquals(Rows.COUNT + " checksum=" + Rows.expectedChecksum(Rows.COUNT) + " bad=0",
+                    E2e.value(r, "SELECTED"), r.describe());
+            List<DecisionLog.Decision> ds = E2e.assertClientDecisions(r, derby.port(), 2, "ucx");
+            for (DecisionLog.Decision d : ds) {
+                assertEquals("ucx", d.transport(), "every connection of the workload on UCX: " + d.raw());
+            }
+            // the client says which UCX transports carried each connection, and Derby's side says it accepted them
+            long clientLines = r.stderr().lines().filter(l -> matches(l, "to", derby.port())).count();
+            assertEquals(ds.size(), clientLines, r.describe());
+            long accepted = derby.stderr().lines().filter(l -> matches(l, "accepted on", derby.port())).count();
+            assertTrue(accepted >= ds.size(), "Derby accepted " + accepted + " UCX connections for " + ds.size()
+                    + "\n" + derby.stderr());
+        }
+    }
+
+    private static boolean matches(String line, String dir, int port) {
+        Matcher m = UCX_LINE.matcher(line);
+        return m.find() && m.group(1).equals(dir) && m.group(2).equals(Integer.toString(port));
+    }
+
+    @Test
+    void aUcxClientFallsBackToTcpAgainstAServerWithoutSdp4j() {
+        try (DerbyServer derby = DerbyServer.start(dir, null)) {
+            Path conf = E2e.conf(dir, "client-ucx-fallback.conf",
+                    "log min-level 7 destination stderr",
+                    "use ucx client * 127.0.0.1:" + derby.port(),
+                    "use sdp client * *:*");
+            JvmResult r = JvmLauncher.main("db2-ucx-fallback", JdbcWorkloadMain.class)
+                    .args(derby.url(), "double", "user=app", "password=app", "securityMechanism=3",
+                            "retrieveMessagesFromServerOnGetMessage=true")
+                    .agent("conf=" + conf).run();
+            r.assertExit(0);
+            assertEquals(Rows.COUNT + " checksum=" + Rows.expectedChecksum(Rows.COUNT) + " bad=0",
+                    E2e.value(r, "SELECTED"), r.describe());
+            List<DecisionLog.Decision> ds = E2e.assertClientDecisions(r, derby.port(), 2, "ucx");
+            E2e.assertTcpTransport(ds);
+            assertTrue(ds.get(0).fallback().contains("no sdp4j UCX listener"), ds.get(0).raw());
+            // the next connections skip the attempt: the destination is remembered
+            assertTrue(ds.get(ds.size() - 1).fallback().contains("failed"), ds.get(ds.size() - 1).raw());
+        }
+    }
+
+    @Test
+    void killingTheServerMidTransferFailsTheClientWithinASecond() throws Exception {
+        assertPeerDeathSeen("server", "read");
+    }
+
+    @Test
+    void killingTheClientMidTransferFailsTheServersWriteWithinASecond() throws Exception {
+        assertPeerDeathSeen("client", "write");
+    }
+
+    /** Kills {@code victim} while the other side streams ({@code survivorAction}: read or write). */
+    private void assertPeerDeathSeen(String victim, String survivorAction) throws Exception {
+        Path conf = E2e.conf(dir, "ucx-" + victim + ".conf",
+                "log min-level 7 destination stderr",
+                "use ucx server * *:*",
+                "use ucx client * *:*");
+        boolean serverSurvives = victim.equals("client");
+        JvmLauncher serverL = JvmLauncher.main("stream-server", StreamMain.class)
+                .args("serve").agent("conf=" + conf);
+        try (JvmProcess server = serverL.start()) {
+            Matcher m = server.awaitStdout(Pattern.compile("LISTENING (\\d+)"), Duration.ofSeconds(60));
+            String port = m.group(1);
+            // StreamMain's server writes and its client reads: whoever survives is in the middle of its call
+            try (JvmProcess client = JvmLauncher.main("stream-client", StreamMain.class)
+                    .args("read", port).agent("conf=" + conf).start()) {
+                client.awaitStdout(Pattern.compile("STREAMING"), Duration.ofSeconds(60));
+                JvmProcess dead = serverSurvives ? client : server;
+                JvmProcess alive = serverSurvives ? server : client;
+                long killedAt = System.currentTimeMillis();
+                dead.process().destroyForcibly(); // SIGKILL: no close, no end-of-stream marker
+                assertTrue(alive.process().waitFor(30, TimeUnit.SECONDS), "the survivor never noticed\n"
+                        + alive.stdout() + alive.stderr());
+                Matcher e = Pattern.compile("IOEXCEPTION (\\d+) (.*)").matcher(alive.stdout());
+                assertTrue(e.find(), survivorAction + " must fail with an IOException, got:\n" + alive.stdout()
+                        + alive.stderr());
+                long after = Long.parseLong(e.group(1)) - killedAt;
+                assertTrue(after < 1000, "the IOException came " + after + " ms after the kill: " + e.group(2));
+                assertTrue(alive.stderr().contains("transport=ucx"), "the stream ran on UCX\n" + alive.stderr());
+            }
+        }
+    }
+}
