@@ -26,11 +26,14 @@ class LeakTest {
     Path dir;
 
     @ParameterizedTest(name = "client and server rules: {0}")
-    @ValueSource(strings = {"both", "tcp", "none"})
+    @ValueSource(strings = {"both", "tcp", "ucx", "none"})
     void noDescriptorOrThreadLeft(String family) {
         int refusedPort = E2e.freePort();
+        // ucx: every java.net connection a UCX worker, endpoint and shared-memory segment of its own (both ends)
+        int javaNet = family.equals("ucx") ? JAVA_NET + NIO : JAVA_NET;
+        int nio = family.equals("ucx") ? 0 : NIO;
         JvmLauncher l = JvmLauncher.main("leak-" + family, LeakMain.class)
-                .args(Integer.toString(JAVA_NET), Integer.toString(NIO), Integer.toString(refusedPort),
+                .args(Integer.toString(javaNet), Integer.toString(nio), Integer.toString(refusedPort),
                         Integer.toString(REFUSED));
         if (!family.equals("none")) {
             Path conf = E2e.conf(dir, family + ".conf",
@@ -42,7 +45,7 @@ class LeakTest {
             l.agent("conf=" + conf + ",log=9");
         }
         JvmResult r = l.run().assertExit(0);
-        assertEquals("ok=" + (JAVA_NET + NIO) + " refused=" + REFUSED + " errors=0", E2e.value(r, "DONE"), r.describe());
+        assertEquals("ok=" + (javaNet + nio) + " refused=" + REFUSED + " errors=0", E2e.value(r, "DONE"), r.describe());
 
         String[] fds = E2e.value(r, "FDS").split(" ");
         int fdBefore = Integer.parseInt(fds[0]);
@@ -61,5 +64,11 @@ class LeakTest {
         // workers: 3 of slack for those, far below one thread per connection (or per hundred)
         assertTrue(Integer.parseInt(tasks[1]) - Integer.parseInt(tasks[0]) <= 3, "OS threads " + tasks[0] + " -> "
                 + tasks[1] + r.describe());
+        // native memory: a leaked UCX worker keeps its mappings; heap and code-cache growth add a few, never 10,000
+        String[] maps = E2e.value(r, "MAPS").split(" ");
+        assertTrue(Integer.parseInt(maps[1]) - Integer.parseInt(maps[0]) <= 64, "memory mappings " + maps[0] + " -> "
+                + maps[1] + r.describe());
+        String[] shm = E2e.value(r, "SHM").split(" ");
+        assertEquals(shm[0], shm[1], "/dev/shm entries before and after" + r.describe());
     }
 }

@@ -483,11 +483,6 @@ final class SdpSelector extends AbstractSelector {
         inner.wakeup();
         synchronized (this) {
             synchronized (publicSelected) {
-                inner.close();
-                Poller p = poller;
-                if (p != null) {
-                    p.close();
-                }
                 Set<SelectionKey> all;
                 synchronized (publicKeys) {
                     all = new HashSet<>(keys);
@@ -503,6 +498,13 @@ final class SdpSelector extends AbstractSelector {
                 selected.clear();
                 synchronized (cancelledKeys()) {
                     cancelledKeys().clear();
+                }
+                // last: with this selector's keys gone from the channels, the JDK selector's close is what frees the
+                // descriptor of a channel closed while registered (it defers that until no selector holds it)
+                inner.close();
+                Poller p = poller;
+                if (p != null) {
+                    p.close();
                 }
             }
         }

@@ -40,6 +40,11 @@ final class Rendezvous {
     private static final int MAX_ADDRESS = 1 << 16;
 
     private static final Map<InetAddress, Boolean> LOCAL = new ConcurrentHashMap<>();
+    /**
+     * The JDK's own provider for sdp4j's private channels and selectors: under the agent the system-wide one is
+     * sdp4j's, whose rules and wrappers have no business with a Unix socket the transport itself uses.
+     */
+    static final java.nio.channels.spi.SelectorProvider JDK = org.sdp4j.jdk.JdkNio.defaultProvider();
 
     private Rendezvous() {}
 
@@ -104,7 +109,7 @@ final class Rendezvous {
     }
 
     static SocketChannel connect(Path p) throws IOException {
-        SocketChannel ch = SocketChannel.open(StandardProtocolFamily.UNIX);
+        SocketChannel ch = Rendezvous.JDK.openSocketChannel(StandardProtocolFamily.UNIX);
         try {
             ch.connect(UnixDomainSocketAddress.of(p));
             return ch;
@@ -159,7 +164,7 @@ final class Rendezvous {
     /** Reads until {@code b} is full, within the deadline; the channel is left in blocking mode. */
     static void readFully(SocketChannel ch, ByteBuffer b, long deadlineNanos, String where) throws IOException {
         ch.configureBlocking(false);
-        try (Selector s = Selector.open()) {
+        try (Selector s = JDK.openSelector()) {
             ch.register(s, SelectionKey.OP_READ);
             while (b.hasRemaining()) {
                 int n = ch.read(b);

@@ -18,7 +18,6 @@ import org.openucx.jucx.ucp.UcpEndpoint;
 import org.openucx.jucx.ucp.UcpEndpointParams;
 import org.openucx.jucx.ucp.UcpRequest;
 import org.openucx.jucx.ucp.UcpWorker;
-import org.openucx.jucx.ucp.UcpWorkerParams;
 
 /**
  * One UCX stream connection: its own UCX worker and endpoint (so closing it releases everything it used), the
@@ -62,6 +61,8 @@ final class UcxConnection {
     private volatile long peerSent = -1;
     /** Why the peer is gone (its rendezvous socket hung up without the marker); null while it lives. */
     private volatile String gone;
+    /** The peer closed in order (marker, then hang-up): its endpoint, maybe its worker, serve others now. */
+    private volatile boolean closedByPeer;
     /** Control bytes read so far of an incomplete message (watchdog thread only). */
     ByteBuffer pendingControl;
 
@@ -73,11 +74,6 @@ final class UcxConnection {
         this.peerId = peerId;
     }
 
-    static UcpWorker newWorker() throws IOException {
-        // MULTI thread mode: a reader, a writer and close() may be in the worker at once
-        return Ucx.context().newWorker(new UcpWorkerParams().requestThreadSafety().requestWakeupRX()
-                .requestWakeupTX());
-    }
 
     /** Client side: find the listener for {@code addr:port} on this host and connect within the timeout. */
     static UcxConnection connect(InetAddress addr, int port, int timeoutMillis) throws IOException {
@@ -123,7 +119,7 @@ final class UcxConnection {
         UcpWorker w = null;
         UcpEndpoint ep = null;
         try {
-            w = newWorker();
+            w = WorkerPool.take();
             int id = IDS.incrementAndGet() & 0xFFFF;
             Rendezvous.Peer peer;
             if (client) {
@@ -169,7 +165,7 @@ final class UcxConnection {
         while (!sent.isCompleted() || !got.isCompleted()) {
             try {
                 if (w.progress() == 0) {
-                    Thread.onSpinWait();
+                    Thread.yield(); // the peer's thread doing the same may need this CPU
                 }
             } catch (Exception e) {
                 throw new IOException("UCX " + where + ": wire-up failed: " + e.getMessage(), e);
@@ -252,8 +248,15 @@ final class UcxConnection {
         wake();
     }
 
+    /**
+     * The rendezvous socket hung up ({@code why} null) or broke. After the peer's end-of-stream marker that is its
+     * orderly close: reads finish normally, writes fail as on a TCP socket whose peer closed. Without the marker
+     * the peer process is gone: both fail at once.
+     */
     void peerGone(String why) {
-        if (gone == null) {
+        if (why == null && peerSent >= 0) {
+            closedByPeer = true;
+        } else if (gone == null) {
             gone = why != null ? why : "the peer's rendezvous socket closed without end-of-stream (peer process gone)";
         }
         wake();
@@ -262,29 +265,34 @@ final class UcxConnection {
     private void release() {
         boolean alive = gone == null;
         try {
-            if (alive && !outputShutdown) {
+            if (alive && !outputShutdown && !closedByPeer) {
                 finish();
             }
         } catch (IOException | RuntimeException ignore) {
             alive = false; // the peer went away meanwhile
         }
         closeQuietly(control);
-        UcpRequest r = pendingRecv;
-        if (r != null && !r.isCompleted()) {
-            worker.cancelRequest(r);
-        }
+        boolean clean = alive;
         try {
+            UcpRequest r = pendingRecv;
             UcpRequest c = alive ? ep.closeNonBlockingFlush() : ep.closeNonBlockingForce();
             long end = System.nanoTime() + CLOSE_BOUND_NANOS;
-            while (c != null && !c.isCompleted() && System.nanoTime() - end < 0) {
+            while ((c != null && !c.isCompleted() || r != null && !r.isCompleted())
+                    && System.nanoTime() - end < 0) {
                 if (worker.progress() == 0) {
-                    Thread.onSpinWait();
+                    Thread.yield();
                 }
             }
-        } catch (Exception ignore) {
-            // the worker's destruction below releases the endpoint regardless
+            // a receive still posted completes (cancelled) with its endpoint's close; UCX cannot cancel it sooner
+            clean &= (c == null || c.isCompleted()) && (r == null || r.isCompleted());
+        } catch (Exception e) {
+            clean = false; // destroying the worker releases the endpoint regardless
         }
-        worker.close();
+        if (clean) {
+            WorkerPool.give(worker);
+        } else {
+            worker.close();
+        }
         Watchdog.unwatch();
     }
 
@@ -412,6 +420,9 @@ final class UcxConnection {
                 if (gone != null) {
                     throw new SocketException("Broken pipe: " + gone);
                 }
+                if (closedByPeer) {
+                    throw new SocketException("Broken pipe: the peer closed the connection");
+                }
                 int n = Math.min(len, STAGING);
                 sbuf.put(0, b, off, n);
                 UcpRequest r = ep.sendStreamNonBlocking(saddr, n, null);
@@ -495,7 +506,8 @@ final class UcxConnection {
                     throw new SocketTimeoutException("Read timed out");
                 }
                 if (now - spinEnd < 0) {
-                    Thread.onSpinWait();
+                    // yield, not a pause: on a busy machine the peer we wait for may need this very CPU
+                    Thread.yield();
                     continue;
                 }
                 if (deadline != 0 && alarm == null) {

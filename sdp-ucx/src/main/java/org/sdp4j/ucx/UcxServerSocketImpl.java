@@ -65,12 +65,12 @@ final class UcxServerSocketImpl extends SocketImpl {
                 Files.deleteIfExists(p); // left by a process that died; its TCP port is ours now
             }
         }
-        ServerSocketChannel ch = ServerSocketChannel.open(StandardProtocolFamily.UNIX);
+        ServerSocketChannel ch = Rendezvous.JDK.openServerSocketChannel(StandardProtocolFamily.UNIX);
         try {
             ch.bind(UnixDomainSocketAddress.of(p), backlog > 0 ? backlog : 50);
             p.toFile().setWritable(true, false); // any local user may connect, as to a TCP port
             ch.configureBlocking(false);
-            selector = Selector.open();
+            selector = Rendezvous.JDK.openSelector();
             ch.register(selector, SelectionKey.OP_ACCEPT);
         } catch (IOException e) {
             ch.close();

@@ -2,6 +2,7 @@ package org.sdp4j.ucx;
 
 import java.io.IOException;
 import java.nio.ByteBuffer;
+import java.nio.channels.CancelledKeyException;
 import java.nio.channels.ClosedChannelException;
 import java.nio.channels.SelectionKey;
 import java.nio.channels.Selector;
@@ -28,7 +29,7 @@ final class Watchdog implements Runnable {
     private final Thread thread;
 
     private Watchdog() throws IOException {
-        selector = Selector.open();
+        selector = Rendezvous.JDK.openSelector();
         thread = new Thread(this, "sdp4j-ucx-watchdog");
         thread.setDaemon(true);
     }
@@ -93,19 +94,26 @@ final class Watchdog implements Runnable {
                     try {
                         c.control().configureBlocking(false);
                         c.control().register(selector, SelectionKey.OP_READ, c);
-                    } catch (ClosedChannelException e) {
+                    } catch (ClosedChannelException | CancelledKeyException e) {
                         // released before we saw it
                     }
                 }
                 long wait = fireAlarms();
                 selector.select(wait);
                 for (SelectionKey k : selector.selectedKeys()) {
-                    read(k);
+                    try {
+                        read(k);
+                    } catch (CancelledKeyException e) {
+                        // its connection was released meanwhile: nothing left to watch
+                    }
                 }
                 selector.selectedKeys().clear();
             }
         } catch (IOException | RuntimeException e) {
-            SdpLog.log(SdpLog.ERROR, "ucx watchdog stopped: " + e);
+            // without the watchdog no end-of-stream or peer death would be seen: say so loudly, with where
+            java.io.StringWriter w = new java.io.StringWriter();
+            e.printStackTrace(new java.io.PrintWriter(w));
+            SdpLog.log(SdpLog.ERROR, "ucx watchdog stopped: " + w);
         } finally {
             try {
                 selector.close();

@@ -60,13 +60,15 @@ public final class LeakMain {
         InetSocketAddress bad = new InetSocketAddress(LO, refusedPort);
 
         int[] counts = new int[3];
-        round(a1, a2, bad, 300, 300, Math.min(refused, 30), counts);
+        round(a1, a2, bad, Math.min(javaNet, 300), Math.min(nio, 300), Math.min(refused, 30), counts);
         settle();
         int fdBefore = fds().size();
         Map<String, Integer> fdKindsBefore = kinds(fds());
         int javaBefore = javaThreads();
         TreeSet<String> namesBefore = threadNames();
         int tasksBefore = tasks();
+        int mapsBefore = maps();
+        long shmBefore = shm();
 
         counts = new int[3];
         round(a1, a2, bad, javaNet, nio, refused, counts);
@@ -74,10 +76,15 @@ public final class LeakMain {
         int fdAfter = fds().size();
         int javaAfter = javaThreads();
         int tasksAfter = tasks();
+        int mapsAfter = maps();
+        long shmAfter = shm();
 
         System.out.println("FDS " + fdBefore + " " + fdAfter);
         System.out.println("JAVA_THREADS " + javaBefore + " " + javaAfter);
         System.out.println("TASKS " + tasksBefore + " " + tasksAfter);
+        // memory mappings (UCX maps a shared-memory segment per worker and registers memory) and /dev/shm entries
+        System.out.println("MAPS " + mapsBefore + " " + mapsAfter);
+        System.out.println("SHM " + shmBefore + " " + shmAfter);
         if (fdAfter != fdBefore) {
             System.out.println("FD KINDS before " + fdKindsBefore + " after " + kinds(fds()));
         }
@@ -219,6 +226,18 @@ public final class LeakMain {
             names.add(t.getName());
         }
         return names;
+    }
+
+    static int maps() throws IOException {
+        try (Stream<String> s = Files.lines(Path.of("/proc/self/maps"))) {
+            return (int) s.count();
+        }
+    }
+
+    static long shm() throws IOException {
+        try (Stream<Path> s = Files.list(Path.of("/dev/shm"))) {
+            return s.count();
+        }
     }
 
     static int tasks() throws IOException {
