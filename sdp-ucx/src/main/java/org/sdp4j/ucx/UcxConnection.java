@@ -55,6 +55,8 @@ final class UcxConnection {
     private ByteBuffer sbuf;
     private long saddr;
     private long sent;
+    /** A send posted by a non-blocking {@link #write(ByteBuffer[], int, int, boolean)}, until it completes. */
+    private UcpRequest pendingSend;
     private boolean inputShutdown, outputShutdown;
 
     /** Bytes the peer sent in all, once its end-of-stream marker arrived; -1 before. */
@@ -416,6 +418,7 @@ final class UcxConnection {
                 sbuf = ByteBuffer.allocateDirect(STAGING);
                 saddr = UcxUtils.getAddress(sbuf);
             }
+            sendDone(true); // a non-blocking NIO send may still use the staging buffer
             while (len > 0) {
                 if (gone != null) {
                     throw new SocketException("Broken pipe: " + gone);
@@ -521,6 +524,218 @@ final class UcxConnection {
                 alarm.cancelled = true;
             }
         }
+    }
+
+    // ---- NIO: ByteBuffers, non-blocking operations, readiness (used by UcxSocketChannel and UcxPoller) ----
+
+    /** Counts a user in (a poll that progresses this worker); false when closed. Pair with {@link #leave()}. */
+    boolean join() {
+        return enter();
+    }
+
+    void leave() {
+        exit();
+    }
+
+    /**
+     * Reads into {@code dsts[off..off+len)}: bytes read, -1 at end-of-stream, 0 when not blocking and nothing is
+     * there. Blocking waits as {@link #read(byte[], int, int, int)} does ({@code timeoutMillis} 0 = forever).
+     */
+    long read(ByteBuffer[] dsts, int off, int len, boolean block, int timeoutMillis) throws IOException {
+        readLock.lock();
+        use();
+        try {
+            if (inputShutdown) {
+                return -1;
+            }
+            long deadline = block && timeoutMillis > 0 ? System.nanoTime() + timeoutMillis * 1_000_000L : 0;
+            while (true) {
+                if (rpos < rlim) {
+                    long total = 0;
+                    for (int i = off; i < off + len && rpos < rlim; i++) {
+                        ByteBuffer d = dsts[i];
+                        int n = Math.min(d.remaining(), rlim - rpos);
+                        if (n == 0) {
+                            continue;
+                        }
+                        d.put(rbuf.slice(rpos, n));
+                        rpos += n;
+                        total += n;
+                    }
+                    return total;
+                }
+                if (!fill(block, deadline)) {
+                    return -1;
+                }
+                if (!block && rpos >= rlim) {
+                    if (finished()) {
+                        return -1;
+                    }
+                    if (gone != null) {
+                        for (int i = 0; i < 64 && rpos >= rlim; i++) { // a last look for data on its way
+                            fill(false, 0);
+                        }
+                        if (rpos >= rlim) {
+                            if (finished()) {
+                                return -1;
+                            }
+                            throw new SocketException("Connection reset: " + gone);
+                        }
+                        continue;
+                    }
+                    return 0;
+                }
+            }
+        } finally {
+            exit();
+            readLock.unlock();
+        }
+    }
+
+    /**
+     * Writes from {@code srcs[off..off+len)}. Blocking: everything, each chunk sent before it returns (as
+     * {@link #write(byte[], int, int)}). Not blocking: at most one staging buffer's worth is posted and left in
+     * flight; returns 0 while the previous one is still in flight.
+     */
+    long write(ByteBuffer[] srcs, int off, int len, boolean block) throws IOException {
+        writeLock.lock();
+        use();
+        try {
+            if (outputShutdown) {
+                throw new SocketException("Socket output is shutdown");
+            }
+            if (sbuf == null) {
+                sbuf = ByteBuffer.allocateDirect(STAGING);
+                saddr = UcxUtils.getAddress(sbuf);
+            }
+            long total = 0;
+            while (true) {
+                if (!sendDone(block)) { // blocking: waits for the previous chunk
+                    return total;
+                }
+                if (gone != null && hasRemaining(srcs, off, len)) {
+                    // checked only with data left to send: a peer that finished and left took what came before
+                    throw new SocketException("Broken pipe: " + gone);
+                }
+                int n = 0;
+                for (int i = off; i < off + len && n < STAGING; i++) {
+                    ByteBuffer s = srcs[i];
+                    int k = Math.min(s.remaining(), STAGING - n);
+                    if (k == 0) {
+                        continue;
+                    }
+                    sbuf.put(n, s, s.position(), k);
+                    s.position(s.position() + k);
+                    n += k;
+                }
+                if (n == 0) {
+                    return total;
+                }
+                UcpRequest r = ep.sendStreamNonBlocking(saddr, n, null);
+                sent += n;
+                total += n;
+                pendingSend = r;
+                if (!block) {
+                    sendDone(false); // progress once: small sends complete at once over shared memory
+                    return total;
+                }
+            }
+        } finally {
+            exit();
+            writeLock.unlock();
+        }
+    }
+
+    /** All the peer sent has been received and it sent end-of-stream. */
+    private boolean finished() {
+        return peerSent >= 0 && received >= peerSent;
+    }
+
+    private static boolean hasRemaining(ByteBuffer[] bufs, int off, int len) {
+        for (int i = off; i < off + len; i++) {
+            if (bufs[i].hasRemaining()) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /** With the write lock: true when no send is in flight (waiting for it when {@code block}). */
+    private boolean sendDone(boolean block) throws IOException {
+        UcpRequest r = pendingSend;
+        if (r == null) {
+            return true;
+        }
+        if (!r.isCompleted()) {
+            if (block) {
+                await(r, false, 0);
+            } else {
+                progress();
+                if (!r.isCompleted()) {
+                    if (gone != null) {
+                        throw new SocketException("Broken pipe: " + gone);
+                    }
+                    return false;
+                }
+            }
+        }
+        pendingSend = null;
+        if (r.getStatus() != 0) {
+            throw new SocketException("UCX stream send failed, status " + r.getStatus());
+        }
+        return true;
+    }
+
+    static final int READABLE = 1, WRITABLE = 4; // poll(2)'s POLLIN and POLLOUT
+
+    /**
+     * Readiness without blocking: progresses the worker once, posts the next receive if none is pending, and
+     * says whether a read or a write would not block now ({@link #READABLE}, {@link #WRITABLE}). End-of-stream,
+     * a peer that is gone and a closed connection are readable and writable (the operation then reports it). A
+     * thread in a blocking read or write holds that side: it is reported not ready (that thread takes the data).
+     */
+    int readyOps(boolean wantRead, boolean wantWrite) {
+        if (!enter()) {
+            return (wantRead ? READABLE : 0) | (wantWrite ? WRITABLE : 0);
+        }
+        try {
+            int r = 0;
+            if (wantRead && readLock.tryLock()) {
+                try {
+                    if (inputShutdown || gone != null || rpos < rlim || finished()) {
+                        r |= READABLE;
+                    } else if (!fill(false, 0) || rpos < rlim) {
+                        r |= READABLE; // end-of-stream, or data arrived
+                    }
+                } catch (IOException | RuntimeException e) {
+                    r |= READABLE; // the read reports it
+                } finally {
+                    readLock.unlock();
+                }
+            }
+            if (wantWrite && writeLock.tryLock()) {
+                try {
+                    if (outputShutdown || gone != null || sendDone(false)) {
+                        r |= WRITABLE;
+                    }
+                } catch (IOException | RuntimeException e) {
+                    r |= WRITABLE;
+                } finally {
+                    writeLock.unlock();
+                }
+            }
+            return r;
+        } finally {
+            exit();
+        }
+    }
+
+    boolean isInputShutdown() {
+        return inputShutdown;
+    }
+
+    boolean isOutputShutdown() {
+        return outputShutdown;
     }
 
     long bytesSent() {

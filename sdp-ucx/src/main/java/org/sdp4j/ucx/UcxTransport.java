@@ -7,6 +7,7 @@ import java.nio.channels.SocketChannel;
 import java.nio.channels.spi.SelectorProvider;
 
 import org.sdp4j.conf.Family;
+import org.sdp4j.transport.Poller;
 import org.sdp4j.transport.Transport;
 
 /**
@@ -41,14 +42,25 @@ public final class UcxTransport implements Transport {
         return server ? new UcxServerSocketImpl() : new UcxSocketImpl();
     }
 
+    /** A {@link UcxSocketChannel}: connects over the rendezvous (blocking, see there), polled by {@link UcxPoller}. */
     @Override
     public SocketChannel openSocketChannel(SelectorProvider provider) throws IOException {
-        throw new UnsupportedOperationException("NIO over UCX: not yet");
+        Ucx.context();
+        return new UcxSocketChannel(provider, this);
     }
 
+    /** A {@link UcxServerSocketChannel}: the rendezvous listener of a {@code ucx} server channel. */
     @Override
     public ServerSocketChannel openServerSocketChannel(SelectorProvider provider) throws IOException {
-        throw new UnsupportedOperationException("NIO over UCX: not yet");
+        Ucx.context();
+        return new UcxServerSocketChannel(provider, this);
+    }
+
+    /** Polls UCX channels and kernel descriptors together: spins, then naps in 1 ms slices ({@link UcxPoller}). */
+    @Override
+    public Poller newPoller() throws IOException {
+        Ucx.context();
+        return new UcxPoller();
     }
 
     @Override
