@@ -29,9 +29,8 @@ class LeakTest {
     @ValueSource(strings = {"both", "tcp", "ucx", "none"})
     void noDescriptorOrThreadLeft(String family) {
         int refusedPort = E2e.freePort();
-        // ucx: every java.net connection a UCX worker, endpoint and shared-memory segment of its own (both ends)
-        int javaNet = family.equals("ucx") ? JAVA_NET + NIO : JAVA_NET;
-        int nio = family.equals("ucx") ? 0 : NIO;
+        int javaNet = JAVA_NET;
+        int nio = NIO;
         JvmLauncher l = JvmLauncher.main("leak-" + family, LeakMain.class)
                 .args(Integer.toString(javaNet), Integer.toString(nio), Integer.toString(refusedPort),
                         Integer.toString(REFUSED));

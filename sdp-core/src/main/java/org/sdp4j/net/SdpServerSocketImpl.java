@@ -94,14 +94,14 @@ final class SdpServerSocketImpl extends ForwardingSocketImpl {
     }
 
     private void listenBoth(Transport t, SocketImpl tcp, InetSocketAddress local, int backlog) throws IOException {
-        Poller p = t.newPoller();
+        SocketImpl r = t.newSocketImpl(true);
+        Poller p = r instanceof TransportChannel ? t.newPoller() : null;
         if (p == null) {
-            listenThreaded(t, tcp, local, backlog);
+            // no descriptor a poller could wait on with TCP's (UCX's java.net listener): a thread per listener
+            listenThreaded(t, r, tcp, local, backlog);
             return;
         }
-        SocketImpl r = null;
         try {
-            r = t.newSocketImpl(true);
             JdkNet.create(r, true);
             options.replay(r, t.name());
             JdkNet.bind(r, local.getAddress(), local.getPort());
@@ -126,9 +126,8 @@ final class SdpServerSocketImpl extends ForwardingSocketImpl {
         }
     }
 
-    private void listenThreaded(Transport t, SocketImpl tcp, InetSocketAddress local, int backlog)
+    private void listenThreaded(Transport t, SocketImpl r, SocketImpl tcp, InetSocketAddress local, int backlog)
             throws IOException {
-        SocketImpl r = t.newSocketImpl(true);
         try {
             JdkNet.create(r, true);
             options.replay(r, t.name());

@@ -245,6 +245,7 @@ class SelectorMixTest {
 
     @Test
     void aFailedConnectClosesTheChannelAsTheJdkDoes() throws IOException {
+        Sdp4j.configure(Rules.all(Family.TCP), ProgramIdentity.of("test")); // not whatever an earlier test left
         int port;
         try (ServerSocketChannel probe = provider.openServerSocketChannel()) {
             probe.bind(new InetSocketAddress(LO, 0));

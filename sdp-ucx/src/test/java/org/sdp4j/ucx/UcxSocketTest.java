@@ -27,6 +27,7 @@ import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.sdp4j.Sdp4j;
@@ -49,10 +50,14 @@ class UcxSocketTest {
     static void rules() throws Exception {
         assertTrue(Ucx.isAvailable(), () -> "UCX must be installed for these tests: " + Ucx.unavailabilityCause());
         System.setProperty("sdp4j.ucx.dir", Files.createTempDirectory("ucx-rv").toString());
-        // port 1 is never a UCX listener here: the fallback test's destination
-        Sdp4j.configure(ConfigParser.parse("test.conf", "use tcp client * *:1\nuse ucx server * *:*\nuse ucx client * *:*\n"),
-                ProgramIdentity.of("ucx-test"));
         Sdp4j.installSocketFactories();
+    }
+
+    @BeforeEach
+    void ucxRules() throws Exception {
+        // every test its own rules: the NIO tests in this JVM set theirs
+        Sdp4j.configure(ConfigParser.parse("test.conf", "use ucx server * *:*\nuse ucx client * *:*\n"),
+                ProgramIdentity.of("ucx-test"));
     }
 
     static ServerSocket listen() throws Exception {
