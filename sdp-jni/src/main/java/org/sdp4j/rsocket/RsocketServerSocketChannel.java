@@ -26,6 +26,7 @@ import java.util.concurrent.locks.ReentrantLock;
 
 import org.sdp4j.transport.Poller;
 import org.sdp4j.transport.Transport;
+import org.sdp4j.nio.TransportSocketAdaptor;
 import org.sdp4j.transport.TransportChannel;
 
 /**
@@ -372,7 +373,7 @@ final class RsocketServerSocketChannel extends ServerSocketChannel implements Tr
         private volatile int timeout;
 
         Adaptor() throws IOException {
-            super(new RsocketSocketAdaptor.Inert());
+            super(TransportSocketAdaptor.inertImpl());
         }
 
         @Override public ServerSocketChannel getChannel() { return RsocketServerSocketChannel.this; }

@@ -28,6 +28,7 @@ import java.util.concurrent.locks.ReentrantLock;
 
 import org.sdp4j.transport.Poller;
 import org.sdp4j.transport.Transport;
+import org.sdp4j.nio.TransportSocketAdaptor;
 import org.sdp4j.transport.TransportChannel;
 
 /**
@@ -43,7 +44,7 @@ import org.sdp4j.transport.TransportChannel;
  * is passed as is (a JNI critical region around one non-blocking rrecv/rsend), a direct buffer by address.
  * Scatter/gather loops over the buffers (each a non-blocking call; rsockets' readv/writev copy the same way).
  */
-final class RsocketSocketChannel extends SocketChannel implements TransportChannel {
+final class RsocketSocketChannel extends SocketChannel implements TransportChannel, TransportSocketAdaptor.Channel {
     private static final int UNCONNECTED = 0, PENDING = 1, CONNECTED = 2;
 
     private final Transport owner;
@@ -281,7 +282,8 @@ final class RsocketSocketChannel extends SocketChannel implements TransportChann
     }
 
     /** Blocking mode: waits at most {@code timeoutMillis} (0 = no limit); the socket adaptor's timed connect. */
-    boolean connect(SocketAddress remoteAddress, int timeoutMillis) throws IOException {
+    @Override
+    public boolean connect(SocketAddress remoteAddress, int timeoutMillis) throws IOException {
         InetSocketAddress isa = checkAddress(Objects.requireNonNull(remoteAddress, "remote"));
         InetAddress ia = isa.getAddress();
         if (ia.isAnyLocalAddress()) {
@@ -490,7 +492,8 @@ final class RsocketSocketChannel extends SocketChannel implements TransportChann
     }
 
     /** Reads with a timeout in blocking mode (0 = none): the socket adaptor's SO_TIMEOUT. */
-    long read(ByteBuffer[] dsts, int offset, int length, int timeoutMillis) throws IOException {
+    @Override
+    public long read(ByteBuffer[] dsts, int offset, int length, int timeoutMillis) throws IOException {
         for (int i = offset; i < offset + length; i++) {
             if (dsts[i].isReadOnly()) {
                 throw new IllegalArgumentException("Read-only buffer");
@@ -735,11 +738,13 @@ final class RsocketSocketChannel extends SocketChannel implements TransportChann
         return this;
     }
 
-    boolean isInputShutdown() {
+    @Override
+    public boolean isInputShutdown() {
         return inputShutdown;
     }
 
-    boolean isOutputShutdown() {
+    @Override
+    public boolean isOutputShutdown() {
         return outputShutdown;
     }
 
@@ -815,7 +820,7 @@ final class RsocketSocketChannel extends SocketChannel implements TransportChann
                 s = adaptor;
                 if (s == null) {
                     try {
-                        adaptor = s = new RsocketSocketAdaptor(this);
+                        adaptor = s = new TransportSocketAdaptor(this, "rsockets");
                     } catch (java.net.SocketException e) {
                         throw new IllegalStateException(e);
                     }

@@ -58,6 +58,8 @@ final class UcxConnection {
     /** A send posted by a non-blocking {@link #write(ByteBuffer[], int, int, boolean)}, until it completes. */
     private UcpRequest pendingSend;
     private boolean inputShutdown, outputShutdown;
+    /** This connection's current busy-poll budget, adapted per wait (readers and writers, under their locks). */
+    private volatile long spinNanos = SPIN_NANOS;
 
     /** Bytes the peer sent in all, once its end-of-stream marker arrived; -1 before. */
     private volatile long peerSent = -1;
@@ -479,7 +481,10 @@ final class UcxConnection {
      * finished or is gone (after a last look for data already on its way).
      */
     private boolean await(UcpRequest r, boolean reading, long deadline) throws IOException {
-        long spinEnd = System.nanoTime() + SPIN_NANOS;
+        long start = System.nanoTime();
+        long spin = spinNanos;
+        long spinEnd = start + spin;
+        boolean slept = false;
         Watchdog.Alarm alarm = null;
         try {
             while (!r.isCompleted()) {
@@ -516,13 +521,31 @@ final class UcxConnection {
                 if (deadline != 0 && alarm == null) {
                     alarm = Watchdog.alarm(this, deadline);
                 }
+                slept = true;
                 worker.waitForEvents();
             }
+            adapt(slept, System.nanoTime() - start);
             return true;
         } finally {
             if (alarm != null) {
                 alarm.cancelled = true;
             }
+        }
+    }
+
+    /**
+     * Adaptive busy-poll, as the JVM spins on a lock: a wait the spin ended keeps (and grows back) the budget, a
+     * wait that outlasted it halves it, so request/response traffic with long server think times (a JDBC INSERT)
+     * stops burning a CPU the server needs, while a ping-pong keeps the full {@code sdp4j.ucx.poll}.
+     */
+    private void adapt(boolean slept, long waitedNanos) {
+        long s = spinNanos;
+        if (!slept) {
+            spinNanos = Math.min(SPIN_NANOS, Math.max(2 * s, waitedNanos * 2 + 1000));
+        } else if (waitedNanos > 2 * SPIN_NANOS) {
+            spinNanos = s / 2;
+        } else {
+            spinNanos = SPIN_NANOS; // it came just after the spin: a full one would have caught it
         }
     }
 

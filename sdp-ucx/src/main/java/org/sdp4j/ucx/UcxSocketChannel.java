@@ -28,6 +28,7 @@ import jdk.net.ExtendedSocketOptions;
 import org.sdp4j.log.SdpLog;
 import org.sdp4j.transport.Poller;
 import org.sdp4j.transport.Transport;
+import org.sdp4j.nio.TransportSocketAdaptor;
 import org.sdp4j.transport.TransportChannel;
 
 /**
@@ -45,7 +46,8 @@ import org.sdp4j.transport.TransportChannel;
  * Non-blocking writes leave at most one staging buffer ({@code sdp4j.ucx.buffer}, 256 KiB) in flight and report
  * OP_WRITE when it completed. TCP options are accepted and read back as {@link UcxSocketImpl} does.
  */
-final class UcxSocketChannel extends SocketChannel implements TransportChannel, UcxPoller.Pollable {
+final class UcxSocketChannel extends SocketChannel
+        implements TransportChannel, UcxPoller.Pollable, TransportSocketAdaptor.Channel {
     private final Transport owner;
     final int pseudoFd = UcxPoller.newPseudoFd();
     private final Object stateLock = new Object();
@@ -202,7 +204,8 @@ final class UcxSocketChannel extends SocketChannel implements TransportChannel, 
     }
 
     /** Blocking in either mode, within {@code timeoutMillis} (0: the handshake bound). */
-    boolean connect(SocketAddress remoteAddress, int timeoutMillis) throws IOException {
+    @Override
+    public boolean connect(SocketAddress remoteAddress, int timeoutMillis) throws IOException {
         InetSocketAddress isa = check(Objects.requireNonNull(remoteAddress, "remote"));
         readLock.lock();
         try {
@@ -300,7 +303,8 @@ final class UcxSocketChannel extends SocketChannel implements TransportChannel, 
     }
 
     /** Blocking mode waits at most {@code timeoutMillis} (0: no limit): the socket adaptor's SO_TIMEOUT. */
-    long read(ByteBuffer[] dsts, int offset, int length, int timeoutMillis) throws IOException {
+    @Override
+    public long read(ByteBuffer[] dsts, int offset, int length, int timeoutMillis) throws IOException {
         for (int i = offset; i < offset + length; i++) {
             if (dsts[i].isReadOnly()) {
                 throw new IllegalArgumentException("Read-only buffer");
@@ -403,11 +407,13 @@ final class UcxSocketChannel extends SocketChannel implements TransportChannel, 
         return this;
     }
 
-    boolean isInputShutdown() {
+    @Override
+    public boolean isInputShutdown() {
         return inputShutdown;
     }
 
-    boolean isOutputShutdown() {
+    @Override
+    public boolean isOutputShutdown() {
         return outputShutdown;
     }
 
@@ -487,7 +493,7 @@ final class UcxSocketChannel extends SocketChannel implements TransportChannel, 
                 s = adaptor;
                 if (s == null) {
                     try {
-                        adaptor = s = new UcxSocketAdaptor(this);
+                        adaptor = s = new TransportSocketAdaptor(this, "UCX");
                     } catch (java.net.SocketException e) {
                         throw new IllegalStateException(e);
                     }

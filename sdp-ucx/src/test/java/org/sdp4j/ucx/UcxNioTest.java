@@ -429,7 +429,9 @@ class UcxNioTest {
             long fds = fdCount();
             int threads = Thread.activeCount();
             cycle(port(ss), 300);
-            assertEquals(fds, fdCount(), "open descriptors after 300 UCX NIO connect/close cycles");
+            long after = fdCount();
+            // fewer is fine (the watchdog and idle pooled workers come and go); more would be a leak
+            assertTrue(after <= fds, "open descriptors " + fds + " before, " + after + " after 300 UCX NIO connect/close cycles");
             assertTrue(Thread.activeCount() <= threads, "threads: " + Thread.activeCount() + " > " + threads);
             ss.close();
             acceptor.get(10, TimeUnit.SECONDS);

@@ -239,7 +239,8 @@ class UcxSocketTest {
             long fds = fdCount();
             int threads = Thread.activeCount();
             cycle(ss.getLocalPort(), 500);
-            assertEquals(fds, fdCount(), "open descriptors after 500 UCX connect/close cycles");
+            long after = fdCount();
+            assertTrue(after <= fds, "open descriptors " + fds + " before, " + after + " after 500 UCX connect/close cycles");
             assertTrue(Thread.activeCount() <= threads, "threads: " + Thread.activeCount() + " > " + threads);
             ss.close();
             acceptor.get(10, TimeUnit.SECONDS);

@@ -1,4 +1,4 @@
-package org.sdp4j.ucx;
+package org.sdp4j.nio;
 
 import java.io.IOException;
 import java.io.InputStream;
@@ -8,7 +8,6 @@ import java.net.InetSocketAddress;
 import java.net.Socket;
 import java.net.SocketAddress;
 import java.net.SocketException;
-import java.net.SocketImpl;
 import java.net.SocketOption;
 import java.net.StandardSocketOptions;
 import java.nio.ByteBuffer;
@@ -17,14 +16,34 @@ import java.nio.channels.SocketChannel;
 import java.util.Objects;
 import java.util.Set;
 
-/** {@code UcxSocketChannel.socket()}: a java.net.Socket over the channel (UCX), as the JDK's socket adaptor is. */
-final class UcxSocketAdaptor extends Socket {
-    private final UcxSocketChannel ch;
+/**
+ * {@code socket()} of a transport's SocketChannel (rsockets, UCX): a java.net.Socket over the channel, as the JDK's
+ * socket adaptor is. Transport-independent: everything goes through the channel's public API plus its shutdown state.
+ */
+public final class TransportSocketAdaptor extends Socket {
+    /** What the adaptor needs of a channel beyond SocketChannel's API: timed connect and read, shutdown state. */
+    public interface Channel {
+        boolean connect(SocketAddress remote, int timeoutMillis) throws IOException;
+
+        long read(ByteBuffer[] dsts, int offset, int length, int timeoutMillis) throws IOException;
+
+        boolean isInputShutdown();
+
+        boolean isOutputShutdown();
+    }
+
+    private final SocketChannel ch;
+    private final Channel state;
+    private final String transport;
     private volatile int timeout;
 
-    UcxSocketAdaptor(UcxSocketChannel ch) throws SocketException {
-        super(new Inert());
+    /** @param transport the transport's name, for "not supported" messages */
+    public <C extends SocketChannel & Channel> TransportSocketAdaptor(C ch, String transport)
+            throws SocketException {
+        super(new InertSocketImpl());
         this.ch = ch;
+        this.state = ch;
+        this.transport = transport;
     }
 
     @Override
@@ -49,7 +68,7 @@ final class UcxSocketAdaptor extends Socket {
             if (!ch.isBlocking()) {
                 throw new IllegalBlockingModeException();
             }
-            ch.connect(remote, timeoutMillis);
+            state.connect(remote, timeoutMillis);
         }
     }
 
@@ -99,7 +118,7 @@ final class UcxSocketAdaptor extends Socket {
     @Override
     public InputStream getInputStream() throws IOException {
         ensureStreamable();
-        if (ch.isInputShutdown()) {
+        if (state.isInputShutdown()) {
             throw new SocketException("Socket input is shutdown");
         }
         return new InputStream() {
@@ -120,7 +139,7 @@ final class UcxSocketAdaptor extends Socket {
                     if (!ch.isBlocking()) {
                         throw new IllegalBlockingModeException();
                     }
-                    return (int) ch.read(new ByteBuffer[] {ByteBuffer.wrap(b, off, len)}, 0, 1, timeout);
+                    return (int) state.read(new ByteBuffer[] {ByteBuffer.wrap(b, off, len)}, 0, 1, timeout);
                 }
             }
 
@@ -134,7 +153,7 @@ final class UcxSocketAdaptor extends Socket {
     @Override
     public OutputStream getOutputStream() throws IOException {
         ensureStreamable();
-        if (ch.isOutputShutdown()) {
+        if (state.isOutputShutdown()) {
             throw new SocketException("Socket output is shutdown");
         }
         return new OutputStream() {
@@ -188,8 +207,8 @@ final class UcxSocketAdaptor extends Socket {
     @Override public boolean getTcpNoDelay() throws SocketException { return get(StandardSocketOptions.TCP_NODELAY); }
     @Override public void setSoLinger(boolean on, int linger) throws SocketException { set(StandardSocketOptions.SO_LINGER, on ? Math.max(0, Math.min(linger, 65535)) : -1); }
     @Override public int getSoLinger() throws SocketException { return get(StandardSocketOptions.SO_LINGER); }
-    @Override public void sendUrgentData(int data) throws IOException { throw new SocketException("sendUrgentData: not supported over UCX"); }
-    @Override public void setOOBInline(boolean on) throws SocketException { if (on) { throw new SocketException("SO_OOBINLINE: not supported over UCX"); } }
+    @Override public void sendUrgentData(int data) throws IOException { throw new SocketException("sendUrgentData: not supported over " + transport); }
+    @Override public void setOOBInline(boolean on) throws SocketException { if (on) { throw new SocketException("SO_OOBINLINE: not supported over " + transport); } }
     @Override public boolean getOOBInline() throws SocketException { return false; }
 
     @Override
@@ -220,8 +239,8 @@ final class UcxSocketAdaptor extends Socket {
     @Override public boolean isConnected() { return ch.isConnected(); }
     @Override public boolean isBound() { return local() != null; }
     @Override public boolean isClosed() { return !ch.isOpen(); }
-    @Override public boolean isInputShutdown() { return ch.isInputShutdown(); }
-    @Override public boolean isOutputShutdown() { return ch.isOutputShutdown(); }
+    @Override public boolean isInputShutdown() { return state.isInputShutdown(); }
+    @Override public boolean isOutputShutdown() { return state.isOutputShutdown(); }
     @Override public void setPerformancePreferences(int c, int l, int b) { }
     @Override public <T> Socket setOption(SocketOption<T> name, T value) throws IOException { ch.setOption(name, value); return this; }
     @Override public <T> T getOption(SocketOption<T> name) throws IOException { return ch.getOption(name); }
@@ -233,25 +252,8 @@ final class UcxSocketAdaptor extends Socket {
                 + getLocalPort() + "]" : "Socket[unconnected]";
     }
 
-    /** The SocketImpl the Socket constructor wants; never used (every public method is overridden). */
-    static final class Inert extends SocketImpl {
-        private static SocketException unused() {
-            return new SocketException("not used by a channel's socket adaptor");
-        }
-
-        @Override protected void create(boolean stream) throws IOException { throw unused(); }
-        @Override protected void connect(String host, int port) throws IOException { throw unused(); }
-        @Override protected void connect(InetAddress address, int port) throws IOException { throw unused(); }
-        @Override protected void connect(SocketAddress address, int t) throws IOException { throw unused(); }
-        @Override protected void bind(InetAddress host, int port) throws IOException { throw unused(); }
-        @Override protected void listen(int backlog) throws IOException { throw unused(); }
-        @Override protected void accept(SocketImpl s) throws IOException { throw unused(); }
-        @Override protected InputStream getInputStream() throws IOException { throw unused(); }
-        @Override protected OutputStream getOutputStream() throws IOException { throw unused(); }
-        @Override protected int available() throws IOException { throw unused(); }
-        @Override protected void close() { }
-        @Override protected void sendUrgentData(int data) throws IOException { throw unused(); }
-        @Override public void setOption(int optID, Object value) throws SocketException { throw unused(); }
-        @Override public Object getOption(int optID) throws SocketException { throw unused(); }
+    /** For a transport's own ServerSocket adaptor: the do-nothing SocketImpl its constructor wants. */
+    public static java.net.SocketImpl inertImpl() {
+        return new InertSocketImpl();
     }
 }
