@@ -330,7 +330,7 @@ final class SdpServerSocketChannel extends ServerSocketChannel implements Wrappi
     }
 
     private static Set<SocketOption<?>> transportOptions() {
-        return org.sdp4j.transport.Transports.transportOptions();
+        return org.sdp4j.Sdp4j.router().transportOptions();
     }
 
     /** An adaptor whose {@code bind} is decided by the rules and whose {@code getChannel()} is this channel. */

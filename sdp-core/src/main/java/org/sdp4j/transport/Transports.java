@@ -41,30 +41,6 @@ public final class Transports {
         return List.copyOf(list);
     }
 
-    private static final class Options {
-        static final java.util.Set<java.net.SocketOption<?>> ALL = collect();
-
-        private static java.util.Set<java.net.SocketOption<?>> collect() {
-            java.util.Set<java.net.SocketOption<?>> s = new java.util.HashSet<>();
-            for (Transport t : Holder.ALL) {
-                try {
-                    s.addAll(t.transportOptions());
-                } catch (RuntimeException | LinkageError e) {
-                    SdpLog.log(SdpLog.ERROR, t.name() + ": its socket options could not be listed: " + e);
-                }
-            }
-            return java.util.Set.copyOf(s);
-        }
-    }
-
-    /**
-     * The socket options of all installed transports that the JDK's sockets do not know ({@link
-     * Transport#transportOptions()}): sdp4j's sockets accept them before the rules decide the transport.
-     */
-    public static java.util.Set<java.net.SocketOption<?>> transportOptions() {
-        return Options.ALL;
-    }
-
     /** TCP first, then the accelerated transports in class-path order. */
     public static List<Transport> all() {
         return Holder.ALL;
