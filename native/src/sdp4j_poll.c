@@ -131,50 +131,11 @@ static int check_wakefd(JNIEnv *env, const char *call, jint wakefd)
 	return wakefd == -1 ? 0 : sdp4j_check_fd(env, call, wakefd, FDM(FD_EVENT));
 }
 
-/* Busy-poll before sleeping (SDP4J_RSOCKET_SPIN_US, microseconds, default 0 = off): rpoll(0) on the rsocket alone
- * (no system call: librdmacm polls its completion queue in user space) until it is ready or the time is up, as
- * rstream's default mode spins on non-blocking rrecv. A close during the spin is seen by the rpoll that follows,
- * at most the spin's length later (and a bounded wait may overrun by as much). Returns rpoll's result: > 0 ready,
- * 0 time up, < 0 error. */
-static int spin_us;
-static pthread_once_t spin_once = PTHREAD_ONCE_INIT;
-
-static void spin_init(void)
-{
-	const char *e = getenv("SDP4J_RSOCKET_SPIN_US");
-
-	spin_us = e ? atoi(e) : 0;
-	if (spin_us < 0)
-		spin_us = 0;
-}
-
-static long now_us(void)
-{
-	struct timespec t;
-
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return t.tv_sec * 1000000L + t.tv_nsec / 1000;
-}
-
-static int spin_poll(struct pollfd *p)
-{
-	long end;
-	int r;
-
-	pthread_once(&spin_once, spin_init);
-	if (!spin_us)
-		return 0;
-	end = now_us() + spin_us;
-	do {
-		r = R.rpoll(p, 1, 0);
-		if (r != 0)
-			return r;
-	} while (now_us() < end);
-	return 0;
-}
-
 /* Waits for `events` on one rsocket or the wakeup fd: the rsocket's revents, | SDP4J_WOKEN when woken,
- * 0 on timeout or EINTR (the caller recomputes its deadline). timeout: ms, -1 forever. */
+ * 0 on timeout or EINTR (the caller recomputes its deadline). timeout: ms, -1 forever.
+ * Busy-polling (the busypoll tunable, RsocketOptions.BUSY_POLL) is the Java side's: it calls this with timeout 0
+ * and wakefd -1 in a loop, i.e. rpoll(0) on the rsocket alone, which makes no system call (librdmacm polls its
+ * completion queue in user space; a kernel descriptor in the set would cost a poll(2) per call). */
 JNIEXPORT jint JFN(poll)(JNIEnv *env, jclass cls, jint fd, jint events, jint wakefd, jint timeout)
 {
 	struct pollfd p[3];
@@ -192,9 +153,7 @@ JNIEXPORT jint JFN(poll)(JNIEnv *env, jclass cls, jint fd, jint events, jint wak
 	p[1].events = POLLIN;
 	p[1].revents = 0;
 	n = wakefd >= 0 ? 2 : 1;
-	r = timeout != 0 ? spin_poll(p) : 0;
-	if (r == 0)
-		r = rpoll_timed(p, (nfds_t)n, timeout);
+	r = rpoll_timed(p, (nfds_t)n, timeout);
 	if (r < 0) {
 		if (errno == EINTR)
 			return 0;

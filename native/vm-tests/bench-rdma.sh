@@ -17,13 +17,15 @@
 # as for sdp4j), the geometric mean and [min, max]. Round 0 is a warm-up, dropped.
 # Absolute numbers mean nothing under TCG emulation: only ratios measured side by side.
 #
-# With SDP4J_BENCH_SPIN_US=N a second sdp4j JVM runs too ("sdp4j-spin"), with SDP4J_RSOCKET_SPIN_US=N: libsdp4j.so
-# busy-polls the rsocket for up to N µs before it sleeps in rpoll (native/src/sdp4j_poll.c), as rstream's default
-# mode spins.
+# With SDP4J_BENCH_BUSYPOLL_US=N a second sdp4j JVM runs too ("sdp4j-busypoll"), with -Dsdp4j.rsocket.busypoll=N
+# (the busypoll tunable, docs/tunables.md): every rsocket of that JVM, both ends, re-checks the rsocket with
+# rpoll(0) for up to N µs before it sleeps in rpoll, as rstream's default mode spins. BenchServer runs JMH in its
+# own JVM (-f 0), so the property on this command line is the one the benchmark sees (a forking JMH run would need
+# it in jvmArgsAppend).
 # Tunables (environment; SDP4J_* reach the guest): SDP4J_BENCH_ROUNDS (8), SDP4J_BENCH_LAT_ITERS (rstream -I for
 # the round trip, 3000), SDP4J_BENCH_BW_ITERS (rstream -I for streaming, 3), SDP4J_BENCH_JMH ("1 300 2 500":
 # warm-up iterations, ms, measured iterations, ms per sdp4j run), SDP4J_BENCH_COUNT (messages per exchange, 32),
-# SDP4J_BENCH_SPIN_US (unset: no sdp4j-spin variant).
+# SDP4J_BENCH_BUSYPOLL_US (unset: no sdp4j-busypoll variant).
 # Output: $SDP4J_OUT/bench/ (raw.tsv, summary.md, summary.json, sdp4j*.log and sdp4j*-jmh.json per measuring JVM,
 # rstream-*.log).
 set -uo pipefail
@@ -63,14 +65,14 @@ echo "rstream: $(dpkg-query -W -f='${Package} ${Version}' rdmacm-utils 2>/dev/nu
 printf '%s\n' 'log min-level 7 destination stderr' "use sdp server * $addr:*" "use sdp client * $addr:*" \
   'use tcp server * *:*' 'use tcp client * *:*' > "$out/libsdp.conf"
 variants=(sdp4j)
-[ -n "${SDP4J_BENCH_SPIN_US:-}" ] && variants+=(sdp4j-spin)
+[ -n "${SDP4J_BENCH_BUSYPOLL_US:-}" ] && variants+=(sdp4j-busypoll)
 fifos=$(mktemp -d)
 declare -A jin jout jpid
 for v in "${variants[@]}"; do
   mkfifo "$fifos/$v.in" "$fifos/$v.out"
   rm -f "$out/$v.log"
-  if [ "$v" = sdp4j-spin ]; then spin=$SDP4J_BENCH_SPIN_US; else spin=0; fi
-  SDP4J_RSOCKET_SPIN_US=$spin "$java" -XX:+UseSerialGC -Xms256m -Xmx256m -Djava.net.preferIPv4Stack=true \
+  if [ "$v" = sdp4j-busypoll ]; then busypoll=$SDP4J_BENCH_BUSYPOLL_US; else busypoll=0; fi
+  "$java" -XX:+UseSerialGC -Xms256m -Xmx256m -Djava.net.preferIPv4Stack=true -Dsdp4j.rsocket.busypoll="$busypoll" \
     -javaagent:"$agent"=conf="$out/libsdp.conf" -Dsdp4j.bench.host=$addr \
     -cp "$jar" org.sdp4j.bench.BenchServer --json "$out/$v-jmh.json" --log "$out/$v.log" \
     < "$fifos/$v.in" > "$fifos/$v.out" 2>> "$out/$v.log" &
@@ -161,7 +163,7 @@ done
 
 # ---- summary: per-round ratios sdp4j / rstream over rounds 1..N: geometric mean, median, min, max ----
 awk -F'\t' -v rounds="$rounds" -v count="$count" -v bw="$size_bw" -v secs="$secs" -v variants="${variants[*]}" \
-    -v spin="${SDP4J_BENCH_SPIN_US:-}" -v date="$(date -u +%Y-%m-%dT%H:%MZ)" -v kernel="$(uname -r)" \
+    -v busypoll="${SDP4J_BENCH_BUSYPOLL_US:-}" -v date="$(date -u +%Y-%m-%dT%H:%MZ)" -v kernel="$(uname -r)" \
     -v pk="sent_pkts +$((s1 - s0)), rcvd_pkts +$((r1 - r0))" -v md="$out/summary.md" -v js="$out/summary.json" '
   $1 ~ /^[0-9]+$/ && $1 > 0 { v[$2, $3, $1] = $4 }
   function gm(t, impl,   r, s, n) { s = 0; n = 0; for (r = 1; r <= rounds; r++) if ((t, impl, r) in v) { s += log(v[t, impl, r]); n++ } return n ? exp(s / n) : 0 }
@@ -179,7 +181,7 @@ awk -F'\t' -v rounds="$rounds" -v count="$count" -v bw="$size_bw" -v secs="$secs
   }
   function mbit(us) { return 2 * count * bw * 8 / us }
   function val(t, impl) { return t == "lat" ? sprintf("%.1f µs", gm(t, impl)) : sprintf("%.1f Mbit/s", mbit(gm(t, impl))) }
-  function name(a) { return a == "sdp4j" ? "sdp4j" : "sdp4j, SDP4J_RSOCKET_SPIN_US=" spin }
+  function name(a) { return a == "sdp4j" ? "sdp4j" : "sdp4j, -Dsdp4j.rsocket.busypoll=" busypoll }
   END {
     nv = split(variants, vs, " "); nrefs = split("rstream rstream-b", refs, " ")
     split("lat bw", tests, " ")

@@ -21,7 +21,7 @@
 #      "both" rules, one Selector over rsocket channels + a TCP channel + a Pipe, a non-blocking "both" connect that
 #      falls back, a "both" ServerSocketChannel accepting an rsocket and a TCP client on one port, no fd leaks) and
 #      RsocketTunablesTest (global -Dsdp4j.rsocket.inline, per-rule #sdp4j: directives, per-socket RsocketOptions
-#      reach rsetsockopt and read back with rgetsockopt); rxe0's counters must grow
+#      reach rsetsockopt and read back with rgetsockopt; a busypoll spin sees data and a close); rxe0's counters must grow
 # Closing line: "N passed, M failed"; exit status 0 only when nothing failed.
 set -uo pipefail
 repo=$(cd "$(dirname "$0")/../.." && pwd)

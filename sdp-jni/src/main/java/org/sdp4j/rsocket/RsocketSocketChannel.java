@@ -55,7 +55,7 @@ final class RsocketSocketChannel extends SocketChannel implements TransportChann
     // guarded by stateLock
     private int rfd, efd;
     private int useCount;
-    private boolean closing;
+    private volatile boolean closing; // volatile: read without the lock by the busy-poll loop
     private final List<Poller> pollers = new ArrayList<>(1);
     private boolean readerWaiting;
 
@@ -217,18 +217,22 @@ final class RsocketSocketChannel extends SocketChannel implements TransportChann
      */
     private int await(int fd, int events, int timeoutMillis) throws IOException {
         int spin = kept.busyPollMicros;
-        int ev = wakeFd();
         if (spin > 0) {
+            // the rsocket alone (no system call; see RsocketSocketImpl.await): a close is seen through the flag, a
+            // shutdownInput's signal by the rpoll after the spin
             long end = System.nanoTime() + spin * 1000L;
             do {
-                int r = Native.poll(fd, events, ev, 0);
+                int r = Native.poll(fd, events, -1, 0);
                 if (r != 0) {
                     return r;
+                }
+                if (closing) {
+                    return Native.WOKEN;
                 }
                 Thread.onSpinWait();
             } while (System.nanoTime() - end < 0);
         }
-        return Native.poll(fd, events, ev, timeoutMillis);
+        return Native.poll(fd, events, wakeFd(), timeoutMillis);
     }
 
     // ---- connect ----

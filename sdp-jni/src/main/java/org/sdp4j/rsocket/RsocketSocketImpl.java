@@ -56,7 +56,7 @@ public final class RsocketSocketImpl extends SocketImpl implements TransportChan
 
     // guarded by stateLock
     private boolean created;
-    private boolean closed;
+    private volatile boolean closed; // volatile: read without the lock by the busy-poll loop
     private int useCount;
     private int rfd = -1; // the rsocket
     private int efd = -1; // wakeup eventfd
@@ -182,21 +182,27 @@ public final class RsocketSocketImpl extends SocketImpl implements TransportChan
         }
     }
 
-    /** rpoll on the rsocket and the wakeup eventfd, spinning first for the busy-poll time (RDMA_BUSY_POLL). */
+    /**
+     * rpoll on the rsocket and the wakeup eventfd, spinning first for the busy-poll time (RDMA_BUSY_POLL). The spin
+     * polls the rsocket alone ({@code rpoll} timeout 0 without the eventfd: no system call, librdmacm polls its
+     * completion queue in user space) and watches {@link #closed} instead of the eventfd.
+     */
     private int await(int fd, int events, int wait) throws IOException {
         int spin = busyPollMicros;
-        int ev = wakeFd();
         if (spin > 0 && wait != 0) {
             long end = System.nanoTime() + spin * 1000L;
             do {
-                int r = Native.poll(fd, events, ev, 0);
+                int r = Native.poll(fd, events, -1, 0);
                 if (r != 0) {
                     return r;
+                }
+                if (closed) {
+                    return Native.WOKEN; // what the eventfd would say
                 }
                 Thread.onSpinWait();
             } while (System.nanoTime() - end < 0);
         }
-        return Native.poll(fd, events, ev, wait);
+        return Native.poll(fd, events, wakeFd(), wait);
     }
 
     /** Fills this (not created) impl with an accepted rsocket; on failure nothing of it is kept (the caller closes nfd). */

@@ -117,4 +117,57 @@ class RsocketTunablesTest {
             }
         }
     }
+
+    /**
+     * busypoll spins on the rsocket alone (no eventfd): data arriving during the spin is read, and a close from
+     * another thread ends a read that is still spinning (10 s of busy-poll) at once, for the java.net impl and for
+     * a blocking channel.
+     */
+    @Test
+    void busyPollSeesDataAndClose() throws Exception {
+        try (RsocketSocketImplTest.RsServerSocket server = new RsocketSocketImplTest.RsServerSocket()) {
+            server.bind(new InetSocketAddress(RsocketNioTest.ADDRESS, 0));
+            Future<java.net.Socket> acc = Tests.EXEC.submit(() -> server.accept());
+            try (RsocketSocketImplTest.RsSocket c = new RsocketSocketImplTest.RsSocket()) {
+                c.setOption(RsocketOptions.BUSY_POLL, 10_000_000);
+                c.connect(server.getLocalSocketAddress(), 10_000);
+                try (java.net.Socket a = acc.get(20, TimeUnit.SECONDS)) {
+                    Future<?> w = Tests.EXEC.submit(() -> {
+                        Thread.sleep(100);
+                        a.getOutputStream().write(42);
+                        return null;
+                    });
+                    assertEquals(42, c.getInputStream().read()); // arrives while the reader spins
+                    w.get(20, TimeUnit.SECONDS);
+                    Future<Integer> r = Tests.EXEC.submit(() -> c.getInputStream().read());
+                    Thread.sleep(300); // the reader is spinning now
+                    long t0 = System.nanoTime();
+                    c.close();
+                    java.util.concurrent.ExecutionException e =
+                            assertThrows(java.util.concurrent.ExecutionException.class, () -> r.get(20, TimeUnit.SECONDS));
+                    assertTrue(e.getCause() instanceof IOException, e.getCause().toString());
+                    assertTrue(System.nanoTime() - t0 < TimeUnit.SECONDS.toNanos(5), "close seen only after the spin");
+                }
+            }
+        }
+        try (ServerSocketChannel s = RS.openServerSocketChannel(sdp)) {
+            s.bind(new InetSocketAddress(RsocketNioTest.ADDRESS, 0));
+            Future<SocketChannel> acc = Tests.EXEC.submit(() -> s.accept());
+            try (SocketChannel c = RS.openSocketChannel(sdp)) {
+                c.setOption(RsocketOptions.BUSY_POLL, 10_000_000);
+                c.connect(s.getLocalAddress());
+                try (SocketChannel a = acc.get(20, TimeUnit.SECONDS)) {
+                    Future<Integer> r = Tests.EXEC.submit(() -> c.read(java.nio.ByteBuffer.allocate(8)));
+                    Thread.sleep(300);
+                    long t0 = System.nanoTime();
+                    c.close();
+                    java.util.concurrent.ExecutionException e =
+                            assertThrows(java.util.concurrent.ExecutionException.class, () -> r.get(20, TimeUnit.SECONDS));
+                    assertTrue(e.getCause() instanceof java.nio.channels.AsynchronousCloseException,
+                            e.getCause().toString());
+                    assertTrue(System.nanoTime() - t0 < TimeUnit.SECONDS.toNanos(5), "close seen only after the spin");
+                }
+            }
+        }
+    }
 }
