@@ -41,7 +41,21 @@ final class WorkerPool {
         w.close();
     }
 
-    static synchronized int idle() {
+    /** Closes the idle workers (tests measure descriptors and mappings against an empty pool). */
+    static void drain() {
+        while (true) {
+            UcpWorker w;
+            synchronized (IDLE) {
+                w = IDLE.pollFirst();
+            }
+            if (w == null) {
+                return;
+            }
+            w.close();
+        }
+    }
+
+    static int idle() {
         synchronized (IDLE) {
             return IDLE.size();
         }
