@@ -36,10 +36,39 @@ final class AcceptThreads {
         start(transport.name(), port, other, transport);
     }
 
+    private final java.util.List<Thread> threads = new java.util.ArrayList<>(2);
+
     private void start(String name, int port, SocketImpl listener, Transport t) {
         Thread th = new Thread(() -> acceptLoop(listener, t), "sdp4j-accept-" + name + "-" + port);
         th.setDaemon(true);
+        threads.add(th);
         th.start();
+    }
+
+    /**
+     * Waits (bounded) for the accepting threads to leave, after both listeners are closed: from JDK 21 on, a
+     * listener closed under a thread blocked in its accept releases its port only when that thread has left, and an
+     * application that closes a ServerSocket and binds the same port again must not find it still in use.
+     */
+    void awaitExit() {
+        long end = System.nanoTime() + 2_000_000_000L;
+        boolean interrupted = false;
+        for (Thread th : threads) {
+            while (th.isAlive() && th != Thread.currentThread()) {
+                long left = (end - System.nanoTime()) / 1_000_000L;
+                if (left <= 0) {
+                    break;
+                }
+                try {
+                    th.join(left);
+                } catch (InterruptedException e) {
+                    interrupted = true;
+                }
+            }
+        }
+        if (interrupted) {
+            Thread.currentThread().interrupt();
+        }
     }
 
     private void acceptLoop(SocketImpl listener, Transport t) {

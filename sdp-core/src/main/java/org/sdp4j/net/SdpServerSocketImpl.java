@@ -224,5 +224,8 @@ final class SdpServerSocketImpl extends ForwardingSocketImpl {
         if (d != null) {
             JdkNet.close(d);
         }
+        if (q != null) {
+            q.awaitExit(); // the TCP acceptor leaves only now, and with it the port
+        }
     }
 }
