@@ -101,4 +101,23 @@ final class Native {
     /** rpoll over {@code fds[0..n)} (rsockets and kernel fds) and wakeFd (drained); the count of fds with events. */
     static native int pollMany(int[] fds, short[] events, short[] revents, int n, int wakeFd, int timeoutMillis)
             throws IOException;
+
+    /** Releases an rsocket and its wake-up eventfd (either may be -1) when there is nobody left to report to. */
+    static void closeQuietly(int fd, int ev) {
+        try {
+            if (fd >= 0) {
+                close(fd);
+            }
+        } catch (IOException ignored) {
+            // closing: nothing left to report to
+        } finally {
+            if (ev >= 0) {
+                try {
+                    closeEvent(ev);
+                } catch (IOException ignored) {
+                    // as above
+                }
+            }
+        }
+    }
 }

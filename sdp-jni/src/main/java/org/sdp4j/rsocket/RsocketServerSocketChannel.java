@@ -95,25 +95,7 @@ final class RsocketServerSocketChannel extends ServerSocketChannel implements Tr
                 rfd = efd = -1;
             }
         }
-        release(fd, ev);
-    }
-
-    private static void release(int fd, int ev) {
-        try {
-            if (fd >= 0) {
-                Native.close(fd);
-            }
-        } catch (IOException ignored) {
-            // closing
-        } finally {
-            if (ev >= 0) {
-                try {
-                    Native.closeEvent(ev);
-                } catch (IOException ignored) {
-                    // closing
-                }
-            }
-        }
+        Native.closeQuietly(fd, ev);
     }
 
     private int wakeFd() {
@@ -173,7 +155,7 @@ final class RsocketServerSocketChannel extends ServerSocketChannel implements Tr
             ev = efd;
             rfd = efd = -1;
         }
-        release(fd, ev);
+        Native.closeQuietly(fd, ev);
     }
 
     @Override

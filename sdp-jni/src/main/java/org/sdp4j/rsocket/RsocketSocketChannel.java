@@ -125,25 +125,7 @@ final class RsocketSocketChannel extends SocketChannel implements TransportChann
                 rfd = efd = -1;
             }
         }
-        release(fd, ev);
-    }
-
-    private static void release(int fd, int ev) {
-        try {
-            if (fd >= 0) {
-                Native.close(fd);
-            }
-        } catch (IOException ignored) {
-            // closing: nothing left to report to
-        } finally {
-            if (ev >= 0) {
-                try {
-                    Native.closeEvent(ev);
-                } catch (IOException ignored) {
-                    // as above
-                }
-            }
-        }
+        Native.closeQuietly(fd, ev);
     }
 
     private int wakeFd() {
@@ -203,7 +185,7 @@ final class RsocketSocketChannel extends SocketChannel implements TransportChann
             ev = efd;
             rfd = efd = -1;
         }
-        release(fd, ev);
+        Native.closeQuietly(fd, ev);
     }
 
     @Override
