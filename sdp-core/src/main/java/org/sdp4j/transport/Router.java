@@ -290,25 +290,8 @@ public final class Router {
         public static final Settings DEFAULT = new Settings(2000, 60_000);
 
         public static Settings fromSystemProperties() {
-            return new Settings(longProperty("sdp4j.both.timeout", DEFAULT.bothTimeoutMillis),
-                    longProperty("sdp4j.both.retry", DEFAULT.retryMillis));
-        }
-
-        private static long longProperty(String name, long dflt) {
-            String v = System.getProperty(name);
-            if (v == null || v.isBlank()) {
-                return dflt;
-            }
-            try {
-                long n = Long.parseLong(v.trim());
-                if (n >= 0) {
-                    return n;
-                }
-            } catch (NumberFormatException ignore) {
-                // reported below
-            }
-            SdpLog.log(SdpLog.ERROR, "-D" + name + "=" + v + ": expected milliseconds >= 0; using " + dflt);
-            return dflt;
+            return new Settings(Props.longProperty("sdp4j.both.timeout", DEFAULT.bothTimeoutMillis, 0),
+                    Props.longProperty("sdp4j.both.retry", DEFAULT.retryMillis, 0));
         }
     }
 }

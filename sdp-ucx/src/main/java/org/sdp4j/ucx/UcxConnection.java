@@ -32,8 +32,8 @@ import org.openucx.jucx.ucp.UcpWorker;
  * then fail at once rather than waiting on shared memory nobody will write again.
  */
 final class UcxConnection {
-    static final int STAGING = intProperty("sdp4j.ucx.buffer", 256 * 1024, 4096);
-    static final long SPIN_NANOS = intProperty("sdp4j.ucx.poll", 100, 0) * 1000L;
+    static final int STAGING = org.sdp4j.transport.Props.intProperty("sdp4j.ucx.buffer", 256 * 1024, 4096);
+    static final long SPIN_NANOS = org.sdp4j.transport.Props.intProperty("sdp4j.ucx.poll", 100, 0) * 1000L;
     private static final int CLOSED = 1 << 30;
     private static final long CLOSE_BOUND_NANOS = 1_000_000_000L;
     private static final AtomicInteger IDS = new AtomicInteger();
@@ -779,21 +779,4 @@ final class UcxConnection {
         }
     }
 
-    static int intProperty(String name, int dflt, int min) {
-        String v = System.getProperty(name);
-        if (v == null || v.isBlank()) {
-            return dflt;
-        }
-        try {
-            int n = Integer.parseInt(v.trim());
-            if (n >= min) {
-                return n;
-            }
-        } catch (NumberFormatException ignore) {
-            // reported below
-        }
-        org.sdp4j.log.SdpLog.log(org.sdp4j.log.SdpLog.ERROR, "-D" + name + "=" + v + ": expected an integer >= "
-                + min + "; using " + dflt);
-        return dflt;
-    }
 }

@@ -14,7 +14,7 @@ import org.openucx.jucx.ucp.UcpWorkerParams;
  * cleanly, its endpoint closed and no request outstanding.
  */
 final class WorkerPool {
-    static final int MAX_IDLE = UcxConnection.intProperty("sdp4j.ucx.pool", 8, 0);
+    static final int MAX_IDLE = org.sdp4j.transport.Props.intProperty("sdp4j.ucx.pool", 8, 0);
     private static final ArrayDeque<UcpWorker> IDLE = new ArrayDeque<>();
 
     private WorkerPool() {}
