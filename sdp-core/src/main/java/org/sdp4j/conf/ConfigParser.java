@@ -24,31 +24,15 @@ import java.util.Set;
  * so a malformed line can never silently change routing.
  */
 public final class ConfigParser {
-    /** A libsdp.conf is a few kilobytes; anything this large is the wrong file, and reading it all would hurt. */
-    static final int MAX_BYTES = 1 << 20;
-
     /** Words libsdp's scanner always reads as keywords, even where a name is expected. */
     private static final Set<String> KEYWORDS = Set.of("use", "log", "tcp", "sdp", "both", "client", "connect",
             "server", "listen", "destination", "min-level", "stderr", "syslog", "file");
 
     private ConfigParser() {}
 
+    /** Reads {@code file} as {@link ConfigFile} allows (a regular file, size-bounded, root's rules for root). */
     public static RuleSet parse(Path file) throws ConfigException {
-        byte[] bytes;
-        try (InputStream in = Files.newInputStream(file)) {
-            bytes = in.readNBytes(MAX_BYTES + 1);
-        } catch (NoSuchFileException e) {
-            throw new ConfigException(file, 0, "cannot read: no such file");
-        } catch (AccessDeniedException e) {
-            throw new ConfigException(file, 0, "cannot read: permission denied");
-        } catch (IOException | RuntimeException e) {
-            String why = Files.isDirectory(file) ? "is a directory" : "cannot read: " + e.getMessage();
-            throw new ConfigException(file, 0, why);
-        }
-        if (bytes.length > MAX_BYTES) {
-            throw new ConfigException(file, 0, "larger than " + (MAX_BYTES >> 20) + " MiB; not a libsdp.conf");
-        }
-        return parse(file.toString(), decode(bytes));
+        return parse(file.toString(), decode(ConfigFile.read(file)));
     }
 
     /**

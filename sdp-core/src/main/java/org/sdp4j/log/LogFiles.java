@@ -57,12 +57,8 @@ final class LogFiles {
         }
     }
 
-    /** The effective uid: /proc/PID belongs to it (proc(5)). -1 off Linux. */
+    /** The effective uid, -1 off Linux. */
     static int currentUid() {
-        try {
-            return (Integer) Files.getAttribute(Path.of("/proc/self"), "unix:uid");
-        } catch (Exception e) {
-            return -1;
-        }
+        return org.sdp4j.conf.SafePaths.effectiveUid();
     }
 }

@@ -80,7 +80,7 @@ public final class SdpLog {
                 }
                 try {
                     Path p = literalPath ? Path.of(file) : LogFiles.placeConfigName(file, uid.getAsInt());
-                    return FileSink.open(p, !literalPath);
+                    return FileSink.open(p);
                 } catch (IOException | RuntimeException e) {
                     StderrSink.warn("cannot log to file " + file + " (" + e.getMessage() + "); logging to stderr");
                     return StderrSink.INSTANCE;

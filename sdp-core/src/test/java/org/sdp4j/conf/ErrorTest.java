@@ -223,7 +223,7 @@ class ErrorTest {
         ConfigException directory = assertThrows(ConfigException.class, () -> ConfigParser.parse(dir));
         assertTrue(directory.getMessage().contains("is a directory"), directory.getMessage());
         Path big = dir.resolve("big.conf");
-        Files.write(big, new byte[ConfigParser.MAX_BYTES + 1]);
+        Files.write(big, new byte[ConfigFile.MAX_BYTES + 1]);
         ConfigException tooBig = assertThrows(ConfigException.class, () -> ConfigParser.parse(big));
         assertTrue(tooBig.getMessage().contains("larger than 1 MiB"), tooBig.getMessage());
     }

@@ -2,6 +2,7 @@ package org.sdp4j.log;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.ByteArrayOutputStream;
@@ -167,15 +168,37 @@ class SdpLogTest {
     }
 
     @Test
-    void symlinkedLogFileFromAConfigIsRefused() throws Exception {
+    void symlinkedLogFileIsRefusedEvenWhenTheUserNamedIt() throws Exception {
         Path target = dir.resolve("elsewhere");
+        Files.writeString(target, "victim\n");
+        Files.setPosixFilePermissions(target, PosixFilePermissions.fromString("rw-------"));
         Path link = Files.createSymbolicLink(dir.resolve("log"), target);
         java.io.IOException e = org.junit.jupiter.api.Assertions.assertThrows(java.io.IOException.class,
-                () -> FileSink.open(link, true));
-        assertTrue(e.getMessage().contains("is a symbolic link (libsdp refuses these too)"), e.getMessage());
-        assertFalse(Files.exists(target));
-        FileSink.open(link, false).close(); // a path the user gave on the command line may be a link
-        assertTrue(Files.exists(target));
+                () -> FileSink.open(link));
+        assertTrue(e.getMessage().contains("is a symbolic link, not a regular file"), e.getMessage());
+        Path dangling = Files.createSymbolicLink(dir.resolve("dangling"), dir.resolve("created-through-link"));
+        assertThrows(java.io.IOException.class, () -> FileSink.open(dangling));
+        assertFalse(Files.exists(dir.resolve("created-through-link")));
+        SdpLog.configure(null, new LogSettings(9, LogSettings.Destination.FILE, link.toString()));
+        assertEquals("stderr", SdpLog.destination());
+        SdpLog.log(SdpLog.ERROR, "not into the target");
+        assertEquals("victim\n", Files.readString(target));
+        assertTrue(stderr().contains("cannot log to file " + link + " (" + link + " is a symbolic link"), stderr());
+    }
+
+    @Test
+    void newLogFileIsCreatedOwnerOnlyAndFifoIsRefusedWithoutBlocking() throws Exception {
+        Path f = dir.resolve("new.log");
+        FileSink.open(f).close();
+        assertEquals("rw-------", PosixFilePermissions.toString(Files.getPosixFilePermissions(f)));
+        Path fifo = dir.resolve("fifo.log");
+        assertEquals(0, new ProcessBuilder("mkfifo", fifo.toString()).start().waitFor());
+        java.io.IOException e = assertThrows(java.io.IOException.class, () -> FileSink.open(fifo));
+        assertTrue(e.getMessage().contains("is a FIFO"), e.getMessage());
+        Path open = Files.createDirectory(dir.resolve("open"));
+        Files.setPosixFilePermissions(open, PosixFilePermissions.fromString("rwxrwxrwx"));
+        e = assertThrows(java.io.IOException.class, () -> FileSink.open(open.resolve("x.log")));
+        assertTrue(e.getMessage().contains("is writable by every user and not sticky"), e.getMessage());
     }
 
     @Test
