@@ -82,12 +82,10 @@ public final class SafePaths {
      * @throws IOException naming the first file, directory or link another user could write
      */
     public static Path requireRootOnly(Path path) throws IOException {
-        Path cur = path.getRoot() == null ? Path.of("").toAbsolutePath().getRoot() : path.getRoot();
+        Path abs = path.toAbsolutePath();
+        Path cur = abs.getRoot();
         Deque<String> todo = new ArrayDeque<>();
-        if (path.getRoot() == null) {
-            push(todo, Path.of("").toAbsolutePath());
-        }
-        push(todo, path);
+        push(todo, abs);
         requireRootOwned(cur, stat(cur), true);
         int links = 0;
         while (!todo.isEmpty()) {

@@ -71,6 +71,8 @@ class ConfigFileTest {
             e = assertThrows(ConfigException.class, () -> ConfigFile.read(link, 0));
             assertTrue(e.getMessage().contains("the directory " + other + " is writable by every user"),
                     e.getMessage());
+            Path cwd = Path.of("").toAbsolutePath();
+            assertArrayEquals(Files.readAllBytes(f), ConfigFile.read(cwd.relativize(f), 0)); // relative: from the cwd
             Files.setAttribute(f, "unix:uid", 65534);
             e = assertThrows(ConfigException.class, () -> ConfigFile.read(f, 0));
             assertTrue(e.getMessage().contains(f + " belongs to uid 65534"), e.getMessage());

@@ -5,13 +5,16 @@ import java.nio.channels.spi.SelectorProvider;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.function.Consumer;
 
 import org.sdp4j.RuleSets;
 import org.sdp4j.Sdp4j;
 import org.sdp4j.conf.ConfigException;
 import org.sdp4j.conf.ConfigLocator;
+import org.sdp4j.conf.Family;
 import org.sdp4j.conf.LogSettings;
 import org.sdp4j.conf.ProgramIdentity;
+import org.sdp4j.conf.Rule;
 import org.sdp4j.conf.RuleSet;
 import org.sdp4j.log.SdpLog;
 import org.sdp4j.nio.SdpSelectorProvider;
@@ -19,7 +22,8 @@ import org.sdp4j.transport.Transport;
 import org.sdp4j.transport.Transports;
 
 /**
- * {@code -javaagent:sdp4j-agent.jar[=conf=PATH,log=SPEC,onerror=fail|tcp,program=NAME]}.
+ * {@code -javaagent:sdp4j-agent.jar[=conf=PATH,log=SPEC,onerror=fail|tcp,program=NAME]}, once
+ * {@code org.sdp4j.boot.AgentBoot} loaded sdp4j into a module layer of its own.
  *
  * <p>Order matters: open the JDK internals first (the factories need them), then read the rules (a bad file must
  * stop us before anything is installed), then install the socket factories and the SelectorProvider, all before
@@ -30,16 +34,14 @@ public final class Agent {
 
     private Agent() {}
 
-    public static void premain(String args, Instrumentation inst) {
-        start(args, inst, false);
-    }
+    /**
+     * What the boot class hands sdp4j's module: how to publish the provider to the class path's forwarding
+     * {@code SelectorProvider} (whose class name the property must name), and how to grant the module native access.
+     */
+    record Layer(Consumer<SelectorProvider> publish, String providerClass, Runnable nativeAccess) {}
 
-    /** Late attach: sockets created from now on are routed; NIO only if nothing has asked for a provider yet. */
-    public static void agentmain(String args, Instrumentation inst) {
-        start(args, inst, true);
-    }
-
-    private static void start(String args, Instrumentation inst, boolean late) {
+    /** Started by {@link LayerEntry}, in the module layer {@code org.sdp4j.boot.AgentBoot} defined. */
+    static void start(String args, Instrumentation inst, boolean late, Layer layer) {
         AgentOptions options;
         try {
             options = AgentOptions.parse(args);
@@ -66,6 +68,9 @@ public final class Agent {
             rules = RuleSets.allTcp("<onerror=tcp: " + e.source() + " unusable>");
         }
         SdpLog.configure(rules.log(), options.log());
+        if (SdpLog.enabled(SdpLog.INFO) || !allTcp(rules)) {
+            grantNativeAccess(inst, layer); // before a transport loads its library; a TCP-only JVM loads none
+        }
         Sdp4j.configure(rules, ProgramIdentity.current());
         try {
             Sdp4j.installSocketFactories();
@@ -73,13 +78,14 @@ public final class Agent {
             refuse("cannot install the socket factories: " + e.getMessage());
             return;
         }
-        boolean nio = installSelectorProvider(late);
+        boolean nio = installSelectorProvider(late, layer);
         announce(rules, nio);
     }
 
     /**
      * Opens java.net (platform SocketImpl) and sun.nio.ch (the JDK's channels and selectors) to the module sdp4j
-     * lives in, so users need no --add-opens.
+     * lives in — the named module {@code org.sdp4j} of the agent's own layer, which exports and opens nothing — so
+     * users need no --add-opens and the application's class path gains no access.
      */
     static void openJdkInternals(Instrumentation inst) {
         Module base = Object.class.getModule();
@@ -88,16 +94,71 @@ public final class Agent {
         inst.redefineModule(base, Set.of(), both, both, Set.of(), Map.of());
     }
 
-    private static boolean installSelectorProvider(boolean late) {
+    /**
+     * JDK 22+: native access for sdp4j's module, so that loading libsdp4j.so and jucx is not a restricted-method
+     * warning (JDK 24+) and keeps working when the JDK denies it by default. What {@code
+     * --enable-native-access=org.sdp4j} would do: the JDK's own {@code JavaLangAccess.addEnableNativeAccess}, reached
+     * by exporting {@code jdk.internal.access} to this module alone. If that is gone (a later JDK), the public
+     * {@code ModuleLayer.Controller.enableNativeAccess}, which is restricted itself: its caller, the boot class on
+     * the class path, then gets the one warning instead.
+     */
+    static void grantNativeAccess(Instrumentation inst, Layer layer) {
+        Module self = Agent.class.getModule();
+        java.lang.reflect.Method enabled;
+        try {
+            enabled = Module.class.getMethod("isNativeAccessEnabled");
+        } catch (NoSuchMethodException e) {
+            return; // JDK 17-21: JNI is not restricted
+        }
+        try {
+            if ((boolean) enabled.invoke(self)) {
+                return;
+            }
+            inst.redefineModule(Object.class.getModule(), Set.of(), Map.of("jdk.internal.access", Set.of(self)),
+                    Map.of(), Set.of(), Map.of());
+            Object jla = Class.forName("jdk.internal.access.SharedSecrets").getMethod("getJavaLangAccess")
+                    .invoke(null);
+            Class.forName("jdk.internal.access.JavaLangAccess").getMethod("addEnableNativeAccess", Module.class)
+                    .invoke(jla, self);
+            if ((boolean) enabled.invoke(self)) {
+                return;
+            }
+        } catch (ReflectiveOperationException | RuntimeException | LinkageError e) {
+            SdpLog.log(SdpLog.DEBUG, "native access through JavaLangAccess failed (" + e + "); using"
+                    + " ModuleLayer.Controller.enableNativeAccess");
+        }
+        layer.nativeAccess().run();
+    }
+
+    private static boolean allTcp(RuleSet rules) {
+        if (rules.rules().isEmpty()) {
+            return false; // libsdp's simple SDP mode: everything on sdp
+        }
+        for (Rule r : rules.rules()) {
+            if (r.family() != Family.TCP) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /**
+     * The JDK instantiates the property's class from the class path; sdp4j's provider lives in the layer, so the
+     * property names the class path's forwarding provider, which hands every call to this one. A property set to
+     * sdp4j's own class name (as the agent-less mode documents) means the same and is replaced.
+     */
+    private static boolean installSelectorProvider(boolean late, Layer layer) {
         String configured = System.getProperty(PROVIDER_PROPERTY);
-        if (configured != null && !configured.equals(SdpSelectorProvider.class.getName())) {
+        String ours = SdpSelectorProvider.class.getName();
+        if (configured != null && !configured.equals(ours) && !configured.equals(layer.providerClass())) {
             SdpLog.log(SdpLog.WARN, "the application sets " + PROVIDER_PROPERTY + "=" + configured
                     + "; NIO channels are not routed by sdp4j");
             return false;
         }
-        System.setProperty(PROVIDER_PROPERTY, SdpSelectorProvider.class.getName());
+        layer.publish().accept(new SdpSelectorProvider());
+        System.setProperty(PROVIDER_PROPERTY, layer.providerClass());
         SelectorProvider p = SelectorProvider.provider();
-        if (!(p instanceof SdpSelectorProvider)) {
+        if (!p.getClass().getName().equals(layer.providerClass())) {
             SdpLog.log(SdpLog.WARN, "the SelectorProvider was chosen before sdp4j started ("
                     + p.getClass().getName() + (late ? ", late attach" : "") + "); NIO channels are not routed");
             return false;
