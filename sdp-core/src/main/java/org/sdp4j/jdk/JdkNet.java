@@ -17,8 +17,9 @@ import java.util.Set;
  * Calls into another {@link SocketImpl}'s protected methods. sdp4j's own SocketImpl wraps the JDK's platform
  * implementation (or a transport's) and forwards to it; Java's protected access does not reach a delegate in
  * another package, so this goes through method handles from a private lookup in {@code java.net}. That needs
- * {@code java.base/java.net} opened to sdp4j: the agent does it itself, other users add
- * {@code --add-opens java.base/java.net=ALL-UNNAMED}.
+ * {@code java.base/java.net} opened to sdp4j: the agent does it itself, to sdp4j's own module ({@code org.sdp4j}, in
+ * the agent's module layer, exporting nothing: these public methods are public inside sdp4j only); other users add
+ * {@code --add-opens java.base/java.net=ALL-UNNAMED}, which gives the same to all their class path code anyway.
  *
  * <p>The handles are static finals so the JIT inlines them: forwarding costs a call, not a reflective lookup.
  * Streams are the delegate's own objects, so the data path has no sdp4j frame at all.

@@ -18,9 +18,10 @@ import java.nio.channels.Pipe;
  * {@code sun.nio.ch} <em>opened</em> to sdp4j: the agent does it; without the agent add
  * {@code --add-opens java.base/sun.nio.ch=ALL-UNNAMED}.
  *
- * <p>It lives in sdp-core, not in the transport's module, because the agent opens {@code sun.nio.ch} to sdp-core's
- * module only (the UCX transport runs in a class loader of its own). Not thread-safe except {@link #wakeup()} and
- * {@link #close()}.
+ * <p>It lives in sdp-core, next to the other users of JDK internals: with the agent, sdp-core, sdp-jni, sdp-ucx and
+ * jucx are one module ({@code org.sdp4j}) that exports nothing, so no caller outside sdp4j reaches this class;
+ * without the agent (class path) the UCX transport still finds it here. Not thread-safe except {@link #wakeup()}
+ * and {@link #close()}.
  */
 public final class KernelPoll implements Closeable {
     public static final short POLLIN = 0x001, POLLOUT = 0x004, POLLERR = 0x008, POLLHUP = 0x010, POLLNVAL = 0x020;
