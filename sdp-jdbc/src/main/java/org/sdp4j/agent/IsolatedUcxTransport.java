@@ -19,6 +19,11 @@ import org.sdp4j.transport.Transport;
  * are loaded by a class loader of their own, child-first for {@code org.openucx} and {@code org.sdp4j.ucx}. jucx's
  * classes cannot be relocated (its JNI symbols name them), and an application with its own jucx (Spark's UCX
  * shuffle, for one) must keep seeing its own version: this way neither sees the other's.
+ *
+ * <p>This is the class path's way, used by {@code java -jar sdp4j-agent.jar check|selftest} and the agent-less
+ * mode. With the agent, sdp-ucx and jucx are part of sdp4j's module in its own layer ({@code
+ * org.sdp4j.boot.AgentJarModule}), which isolates them the same way and lets them have native access, and this
+ * wrapper is replaced by {@code org.sdp4j.ucx.UcxTransport} itself.
  */
 public final class IsolatedUcxTransport implements Transport {
     static final String PREFIX = "sdp4j-ucx/";
