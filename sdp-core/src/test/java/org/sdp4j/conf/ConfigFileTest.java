@@ -36,6 +36,21 @@ class ConfigFileTest {
     }
 
     @Test
+    void anOpenThatBlocksEndsAtTheBound() throws Exception {
+        // what a FIFO swapped in between the stat and the open does: open(2) waits for a writer for ever
+        Path fifo = dir.resolve("swapped");
+        assertTrue(new ProcessBuilder("mkfifo", fifo.toString()).start().waitFor() == 0);
+        long t0 = System.nanoTime();
+        assertTimeoutPreemptively(Duration.ofSeconds(10), () -> assertThrows(java.util.concurrent.TimeoutException.class,
+                () -> SafePaths.bounded(() -> java.nio.channels.FileChannel.open(fifo), 300, "test-open")));
+        assertTrue(System.nanoTime() - t0 >= 300_000_000L);
+        // the daemon thread left behind is released once someone opens the other end
+        try (var w = java.nio.channels.FileChannel.open(fifo, java.nio.file.StandardOpenOption.WRITE)) {
+            assertTrue(w.isOpen());
+        }
+    }
+
+    @Test
     void devicesAreRefused() {
         ConfigException e = assertThrows(ConfigException.class, () -> ConfigParser.parse(Path.of("/dev/zero")));
         assertTrue(e.getMessage().contains("/dev/zero: is a character device"), e.getMessage());
