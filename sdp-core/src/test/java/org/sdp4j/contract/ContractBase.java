@@ -22,6 +22,7 @@ import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.TestInfo;
 import org.junit.jupiter.api.Timeout;
 
 /**
@@ -50,7 +51,10 @@ public abstract class ContractBase {
     protected abstract Transport transport();
 
     @BeforeEach
-    void setUpTransport() throws Exception {
+    void setUpTransport(TestInfo test) throws Exception {
+        // names the test in the log before it runs: a transport that kills the JVM (a native abort) is then found
+        System.err.println("contract " + transport().name() + ": " + getClass().getSimpleName() + "."
+                + test.getTestMethod().map(m -> m.getName()).orElse("?") + " " + test.getDisplayName());
         ContractDoc.assertDocumented(transport());
         transport().setUp();
     }
