@@ -22,6 +22,8 @@
 #      falls back, a "both" ServerSocketChannel accepting an rsocket and a TCP client on one port, no fd leaks) and
 #      RsocketTunablesTest (global -Dsdp4j.rsocket.inline, per-rule #sdp4j: directives, per-socket RsocketOptions
 #      reach rsetsockopt and read back with rgetsockopt; a busypoll spin sees data and a close); rxe0's counters must grow
+#   i  the transport contract (docs/transport-contract.md): sdp-core's org.sdp4j.contract suite subclassed for
+#      "use sdp" both ends, and a "use both" server with an rsocket and with a TCP client (SDP4J_VM_CONTRACT: classes)
 # Closing line: "N passed, M failed"; exit status 0 only when nothing failed.
 set -uo pipefail
 repo=$(cd "$(dirname "$0")/../.." && pwd)
@@ -272,6 +274,22 @@ c1=$(counters); d=$(delta "$c0" "$c1" 512); drc=$?
 tests=$(grep -Eo '[0-9]+ tests successful' "$out/junit-nio.log" | head -1)
 tfail=$(grep -Eo '[0-9]+ tests failed' "$out/junit-nio.log" | head -1)
 record "h: NIO over rsockets + tunables: JUnit RsocketNioTest, RsocketTunablesTest ($tests, $tfail), RDMA carried it" "$rc" $(( $(date +%s) - t0 )) "$d"
+
+# ---- i: the transport contract (sdp-core's org.sdp4j.contract) on rsockets and where rsockets meet TCP ----
+log "i: transport contract: RsocketContractTest, BothServer{Rsocket,Tcp}ClientContractTest on $addr"
+c0=$(counters); t0=$(date +%s)
+ctests=${SDP4J_VM_CONTRACT:-org.sdp4j.rsocket.contract.RsocketContractTest org.sdp4j.rsocket.contract.BothServerRsocketClientContractTest org.sdp4j.rsocket.contract.BothServerTcpClientContractTest}
+csel=(); for c in $ctests; do csel+=(--select-class "$c"); done
+timeout 1500 "$java" "${jvm[@]}" --add-exports java.base/sun.nio.ch=ALL-UNNAMED --add-opens java.base/java.net=ALL-UNNAMED \
+  --add-opens java.base/sun.nio.ch=ALL-UNNAMED -Dsdp4j.test.address=$addr -jar "$launcher" execute --disable-banner \
+  --details=tree --fail-if-no-tests -cp "$cp:$repo/sdp-core/target/test-classes" "${csel[@]}" \
+  --reports-dir "$out/junit-contract" 2>&1 | tee "$out/junit-contract.log"
+rc=${PIPESTATUS[0]}
+c1=$(counters); d=$(delta "$c0" "$c1" 512); drc=$?
+[ "$rc" = 0 ] && rc=$drc
+tests=$(grep -Eo '[0-9]+ tests successful' "$out/junit-contract.log" | head -1)
+tfail=$(grep -Eo '[0-9]+ tests failed' "$out/junit-contract.log" | head -1)
+record "i: transport contract on rsockets ($tests, $tfail), RDMA carried it" "$rc" $(( $(date +%s) - t0 )) "$d"
 
 # ---- summary ----
 echo
