@@ -231,6 +231,7 @@ public abstract class CloseContract extends ContractBase {
      */
     @Test
     void closeWakesABlockedConnect() throws Exception {
+        limitation(Limitation.BACKLOG_UNBOUNDED);
         ServerSocket ss = listen(1);
         InetSocketAddress to = addressOf(ss);
         Socket blocked = null;

@@ -7,7 +7,12 @@ package org.sdp4j.contract;
  * Bugs being fixed are not limitations and have no key here.
  */
 public enum Limitation {
-    ;
+    /** The listener accepts connections on its own threads: the kernel backlog never fills, a connect never waits. */
+    BACKLOG_UNBOUNDED,
+    /** No abortive close: SO_LINGER 0 then close reaches the peer as an orderly end of stream, not a reset. */
+    NO_RESET,
+    /** TCP_NODELAY reads true before any set: the transport never delays small writes. */
+    TCP_NODELAY_DEFAULT_ON;
 
     /** The key as written in the doc table: lower case, dashes. */
     public String key() {

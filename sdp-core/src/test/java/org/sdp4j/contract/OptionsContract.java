@@ -20,10 +20,19 @@ import org.junit.jupiter.api.Test;
 /** Socket options as a program sees them: defaults, set/get round trips, invalid values, after close. */
 public abstract class OptionsContract extends ContractBase {
     @Test
+    void tcpNoDelayIsOffByDefault() throws Exception {
+        limitation(Limitation.TCP_NODELAY_DEFAULT_ON);
+        Pair p = pair();
+        assertFalse(p.client.getTcpNoDelay(), "TCP_NODELAY of the client");
+        assertFalse(p.server.getTcpNoDelay(), "TCP_NODELAY of the accepted socket");
+        SocketChannel[] ch = channels();
+        assertFalse(ch[0].getOption(StandardSocketOptions.TCP_NODELAY), "TCP_NODELAY of a channel");
+    }
+
+    @Test
     void defaultsOfAConnectedSocket() throws Exception {
         Pair p = pair();
         for (Socket s : new Socket[] {p.client, p.server}) {
-            assertFalse(s.getTcpNoDelay(), "TCP_NODELAY");
             assertFalse(s.getKeepAlive(), "SO_KEEPALIVE");
             assertFalse(s.getOOBInline(), "SO_OOBINLINE");
             assertEquals(0, s.getSoTimeout(), "SO_TIMEOUT");
@@ -110,6 +119,7 @@ public abstract class OptionsContract extends ContractBase {
                 StandardSocketOptions.SO_REUSEADDR)) {
             assertTrue(supported.contains(o), "supported: " + o);
         }
+        c.setOption(StandardSocketOptions.TCP_NODELAY, false);
         assertFalse(c.getOption(StandardSocketOptions.TCP_NODELAY));
         c.setOption(StandardSocketOptions.TCP_NODELAY, true);
         assertTrue(c.getOption(StandardSocketOptions.TCP_NODELAY));

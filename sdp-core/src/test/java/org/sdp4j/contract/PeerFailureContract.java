@@ -99,6 +99,7 @@ public abstract class PeerFailureContract extends ContractBase {
 
     @Test
     void peerResetIsAnErrorNotEndOfStream() throws Exception {
+        limitation(Limitation.NO_RESET);
         Pair p = pair();
         p.server.setSoLinger(true, 0);
         p.server.close();
@@ -110,6 +111,7 @@ public abstract class PeerFailureContract extends ContractBase {
 
     @Test
     void channelPeerReset() throws Exception {
+        limitation(Limitation.NO_RESET);
         SocketChannel[] ch = channels();
         ch[1].setOption(java.net.StandardSocketOptions.SO_LINGER, 0);
         ch[1].close();

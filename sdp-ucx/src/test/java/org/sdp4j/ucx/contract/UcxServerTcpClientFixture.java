@@ -2,6 +2,9 @@ package org.sdp4j.ucx.contract;
 
 import static org.junit.jupiter.api.Assertions.assertFalse;
 
+import java.util.Set;
+
+import org.sdp4j.contract.Limitation;
 import org.sdp4j.contract.SdpTcpTransport;
 import org.sdp4j.contract.Transport;
 
@@ -18,6 +21,12 @@ public class UcxServerTcpClientFixture extends UcxTransportFixture {
     @Override
     protected String rules() {
         return "use ucx server * *:*\nuse tcp client * *:*\n";
+    }
+
+    /** The connection is TCP end to end; only the listener is UCX's (its accept threads drain the backlog). */
+    @Override
+    public Set<Limitation> limitations() {
+        return Set.of(Limitation.BACKLOG_UNBOUNDED);
     }
 
     @Override

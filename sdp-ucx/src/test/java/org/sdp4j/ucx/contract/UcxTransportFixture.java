@@ -48,7 +48,7 @@ public class UcxTransportFixture implements Transport {
 
     @Override
     public Set<Limitation> limitations() {
-        return Set.of();
+        return Set.of(Limitation.BACKLOG_UNBOUNDED, Limitation.NO_RESET, Limitation.TCP_NODELAY_DEFAULT_ON);
     }
 
     @Override
