@@ -23,7 +23,7 @@
 #      RsocketTunablesTest (global -Dsdp4j.rsocket.inline, per-rule #sdp4j: directives, per-socket RsocketOptions
 #      reach rsetsockopt and read back with rgetsockopt; a busypoll spin sees data and a close); rxe0's counters must grow
 #   i  the transport contract (docs/transport-contract.md): sdp-core's org.sdp4j.contract suite subclassed for
-#      "use sdp" both ends, and a "use both" server with an rsocket and with a TCP client (SDP4J_VM_CONTRACT: classes)
+#      "use sdp" both ends, and a "use both" server with an rsocket and with a TCP client (SDP4J_CONTRACT_CLASSES: classes)
 # Closing line: "N passed, M failed"; exit status 0 only when nothing failed.
 set -uo pipefail
 repo=$(cd "$(dirname "$0")/../.." && pwd)
@@ -278,7 +278,7 @@ record "h: NIO over rsockets + tunables: JUnit RsocketNioTest, RsocketTunablesTe
 # ---- i: the transport contract (sdp-core's org.sdp4j.contract) on rsockets and where rsockets meet TCP ----
 log "i: transport contract: RsocketContractTest, BothServer{Rsocket,Tcp}ClientContractTest on $addr"
 c0=$(counters); t0=$(date +%s)
-ctests=${SDP4J_VM_CONTRACT:-org.sdp4j.rsocket.contract.RsocketContractTest org.sdp4j.rsocket.contract.BothServerRsocketClientContractTest org.sdp4j.rsocket.contract.BothServerTcpClientContractTest}
+ctests=${SDP4J_CONTRACT_CLASSES:-org.sdp4j.rsocket.contract.RsocketContractTest org.sdp4j.rsocket.contract.BothServerRsocketClientContractTest org.sdp4j.rsocket.contract.BothServerTcpClientContractTest}
 csel=(); for c in $ctests; do csel+=(--select-class "$c"); done
 timeout 1500 "$java" "${jvm[@]}" --add-exports java.base/sun.nio.ch=ALL-UNNAMED --add-opens java.base/java.net=ALL-UNNAMED \
   --add-opens java.base/sun.nio.ch=ALL-UNNAMED -Dsdp4j.test.address=$addr -jar "$launcher" execute --disable-banner \
