@@ -49,9 +49,13 @@ public abstract class InterruptContract extends ContractBase {
         void run() throws Exception;
     }
 
-    static Thread virtualThread(Runnable r) throws Exception {
+    static void requireVirtualThreads() {
         Assumptions.assumeTrue(Runtime.version().feature() >= 21,
                 "needs JDK 21+: virtual threads (this JVM is " + Runtime.version() + ")");
+    }
+
+    static Thread virtualThread(Runnable r) throws Exception {
+        requireVirtualThreads();
         Object builder = Thread.class.getMethod("ofVirtual").invoke(null);
         return (Thread) Class.forName("java.lang.Thread$Builder").getMethod("unstarted", Runnable.class)
                 .invoke(builder, r);
@@ -94,6 +98,7 @@ public abstract class InterruptContract extends ContractBase {
 
     @Test
     void virtualThreadInterruptedInASocketReadClosesTheSocket() throws Exception {
+        requireVirtualThreads();
         Pair p = pair();
         Socket s = p.client;
         InputStream in = s.getInputStream();
@@ -104,6 +109,7 @@ public abstract class InterruptContract extends ContractBase {
 
     @Test
     void virtualThreadInterruptedInAChannelRead() throws Exception {
+        requireVirtualThreads();
         SocketChannel[] ch = channels();
         Throwable t = interruptedIn(true, () -> ch[0].read(ByteBuffer.allocate(4)));
         assertInstanceOf(ClosedByInterruptException.class, t);
@@ -113,6 +119,7 @@ public abstract class InterruptContract extends ContractBase {
     @Test
     void virtualThreadsEchoOverManyConnections() throws Exception {
         // blocking reads on virtual threads must not pin the few carriers: 50 connections, each its own reader
+        requireVirtualThreads();
         Pair[] ps = new Pair[50];
         for (int i = 0; i < ps.length; i++) {
             ps[i] = pair();

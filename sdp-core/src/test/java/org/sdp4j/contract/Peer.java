@@ -90,10 +90,8 @@ public final class Peer {
         }
 
         @Override
-        public void close() throws InterruptedException {
-            if (p.isAlive()) {
-                kill();
-            }
+        public void close() {
+            p.destroyForcibly();
         }
     }
 }
