@@ -66,8 +66,10 @@ lib=$repo/sdp-jni/target/classes/META-INF/native/linux-x86_64/libsdp4j.so
 launcher=$repo/sdp-jni/target/vm-lib/junit-platform-console-standalone.jar
 core=$repo/sdp-core/target/classes
 [ -f "$core/org/sdp4j/transport/Poller.class" ] || core=$(ls "$repo"/sdp-core/target/sdp-core-*.jar 2>/dev/null | head -1)
-cp="$repo/sdp-jni/target/test-classes:$repo/sdp-jni/target/classes:$core"
+# sdp-core's test classes: the contract suite (step i) and test helpers (org.sdp4j.testing.Growth, steps a and h)
+cp="$repo/sdp-jni/target/test-classes:$repo/sdp-jni/target/classes:$core:$repo/sdp-core/target/test-classes"
 for f in "$lib" "$launcher" "$repo/sdp-jni/target/test-classes/org/sdp4j/rsocket/VmInterop.class" \
+         "$repo/sdp-core/target/test-classes/org/sdp4j/contract/ContractBase.class" \
          "$core" "$repo/native/build/vm-tests/rs_echo" "$repo/native/build/vm-tests/tcp_echo_client"; do
   [ -e "$f" ] || { echo "missing $f: build on the host first (mvn package, or test.sh)"; echo "0 passed, 1 failed"; exit 2; }
 done
@@ -282,7 +284,7 @@ ctests=${SDP4J_CONTRACT_CLASSES:-org.sdp4j.rsocket.contract.RsocketContractTest 
 csel=(); for c in $ctests; do csel+=(--select-class "$c"); done
 timeout 1500 "$java" "${jvm[@]}" --add-exports java.base/sun.nio.ch=ALL-UNNAMED --add-opens java.base/java.net=ALL-UNNAMED \
   --add-opens java.base/sun.nio.ch=ALL-UNNAMED -Dsdp4j.test.address=$addr -jar "$launcher" execute --disable-banner \
-  --details=tree --fail-if-no-tests -cp "$cp:$repo/sdp-core/target/test-classes" "${csel[@]}" \
+  --details=tree --fail-if-no-tests -cp "$cp" "${csel[@]}" \
   --reports-dir "$out/junit-contract" 2>&1 | tee "$out/junit-contract.log"
 rc=${PIPESTATUS[0]}
 c1=$(counters); d=$(delta "$c0" "$c1" 512); drc=$?
