@@ -23,6 +23,7 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.TestInfo;
+import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.Timeout;
 
 /**
@@ -31,6 +32,7 @@ import org.junit.jupiter.api.Timeout;
  * that hangs fails a test instead of stalling the build.
  */
 @Timeout(value = 90, unit = TimeUnit.SECONDS, threadMode = Timeout.ThreadMode.SEPARATE_THREAD)
+@ExtendWith(Outcome.class)
 public abstract class ContractBase {
     /** How long something that "must happen" may take on a loaded 2-core machine. */
     protected static final long BOUND_S = 20;
