@@ -28,7 +28,10 @@ public final class Growth {
             case "fds" -> new Tolerance(1, 0);
             case "java-threads" -> new Tolerance(1, 0);
             case "os-threads" -> new Tolerance(3, 0); // HotSpot adds and removes JIT and GC threads with the load
-            case "maps" -> new Tolerance(64, 0.01); // heap, code cache and malloc arenas grow in steps
+            // a leaked UCX worker or endpoint keeps several mappings per connection; noise (UCX memory pools, malloc
+            // arenas, heap, code cache) swings by thousands either way: 2660, 4059, 10453, 1255 after a warm-up and
+            // three rounds of 3,000 UCX connections (LeakTest, 2026-11-24). Half a mapping per cycle separates them.
+            case "maps" -> new Tolerance(64, 0.5);
             case "shm" -> new Tolerance(0, 0);
             default -> throw new IllegalArgumentException("no tolerance for " + kind);
         };
