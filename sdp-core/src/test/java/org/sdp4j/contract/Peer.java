@@ -59,7 +59,8 @@ public final class Peer {
             }
             cmd.addAll(t.peerJvmOptions());
             cmd.add("-cp");
-            cmd.add(System.getProperty("java.class.path"));
+            // under the JUnit console launcher java.class.path is the launcher alone: run-all.sh passes the real one
+            cmd.add(System.getProperty("sdp4j.contract.classpath", System.getProperty("java.class.path")));
             cmd.add(Peer.class.getName());
             cmd.add(t.getClass().getName());
             cmd.addAll(List.of(args));

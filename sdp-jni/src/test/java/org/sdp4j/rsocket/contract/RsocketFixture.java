@@ -57,7 +57,7 @@ public class RsocketFixture implements Transport {
 
     @Override
     public Set<Limitation> limitations() {
-        return Set.of();
+        return Set.of(Limitation.NO_RESET);
     }
 
     @Override
@@ -89,6 +89,12 @@ public class RsocketFixture implements Transport {
         @Override
         protected String rules() {
             return "use both server * *:*\nuse tcp client * *:*\n";
+        }
+
+        /** A TCP connection end to end: none of the rsocket limitations. */
+        @Override
+        public Set<Limitation> limitations() {
+            return Set.of();
         }
 
         @Override
