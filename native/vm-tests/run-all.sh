@@ -283,7 +283,7 @@ c0=$(counters); t0=$(date +%s)
 ctests=${SDP4J_CONTRACT_CLASSES:-org.sdp4j.rsocket.contract.RsocketContractTest org.sdp4j.rsocket.contract.BothServerRsocketClientContractTest org.sdp4j.rsocket.contract.BothServerTcpClientContractTest}
 csel=(); for c in $ctests; do csel+=(--select-class "$c"); done
 timeout 1500 "$java" "${jvm[@]}" --add-exports java.base/sun.nio.ch=ALL-UNNAMED --add-opens java.base/java.net=ALL-UNNAMED \
-  --add-opens java.base/sun.nio.ch=ALL-UNNAMED -Dsdp4j.test.address=$addr -Dsdp4j.contract.classpath="$cp" \
+  --add-opens java.base/sun.nio.ch=ALL-UNNAMED -Dsdp4j.test.address=$addr -Dsdp4j.contract.classpath="$cp:$launcher" \
   -jar "$launcher" execute --disable-banner --details=tree --fail-if-no-tests -cp "$cp" "${csel[@]}" \
   --reports-dir "$out/junit-contract" 2>&1 | tee "$out/junit-contract.log"
 rc=${PIPESTATUS[0]}
