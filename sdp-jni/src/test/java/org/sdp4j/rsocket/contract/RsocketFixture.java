@@ -77,6 +77,12 @@ public class RsocketFixture implements Transport {
         protected String rules() {
             return "use both server * *:*\nuse sdp client * *:*\n";
         }
+
+        /** The dual listener takes rsocket connections on its accept threads (seen in the VM). */
+        @Override
+        public Set<Limitation> limitations() {
+            return Set.of(Limitation.NO_RESET, Limitation.BACKLOG_UNBOUNDED);
+        }
     }
 
     /** A {@code use both} server with a TCP client: the connection is TCP, accepted by the dual listener. */
