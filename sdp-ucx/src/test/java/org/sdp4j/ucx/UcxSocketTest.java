@@ -21,12 +21,15 @@ import java.nio.channels.SocketChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Random;
+import java.util.List;
+import java.util.Map;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 
 import org.junit.jupiter.api.BeforeAll;
+import org.sdp4j.testing.Growth;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -235,13 +238,13 @@ class UcxSocketTest {
                 }
                 return null;
             });
-            cycle(ss.getLocalPort(), 50); // warm up: lazily created threads and classes
-            long fds = fdCount();
-            int threads = Thread.activeCount();
-            cycle(ss.getLocalPort(), 500);
-            long after = fdCount();
-            assertTrue(after <= fds, "open descriptors " + fds + " before, " + after + " after 500 UCX connect/close cycles");
-            assertTrue(Thread.activeCount() <= threads, "threads: " + Thread.activeCount() + " > " + threads);
+            // a warm-up round, then three equal rounds; a leak keeps growing round after round (Growth)
+            int perRound = 250;
+            Map<String, List<Long>> samples = Growth.rounds(3, perRound,
+                    Map.of("fds", UcxSocketTest::fdCount, "java-threads", () -> (long) Thread.activeCount()),
+                    i -> cycle(ss.getLocalPort(), 1), r -> fdCount());
+            List<String> leaks = Growth.leaks(samples, perRound);
+            assertTrue(leaks.isEmpty(), () -> String.join("\n", leaks));
             ss.close();
             acceptor.get(10, TimeUnit.SECONDS);
         }

@@ -20,13 +20,15 @@ import java.util.TreeSet;
 import java.util.stream.Stream;
 
 /**
- * Opens and closes many connections and reports whether file descriptors or threads are left behind:
- * {@code LeakMain JAVA_NET NIO REFUSED_PORT REFUSED}. A java.net server and a NIO server run in this JVM; each client
- * connection sends a byte, gets it back, sees the server's close (EOF) and closes. REFUSED connects go to a port
- * whose rule cannot work (or where nothing listens) and must fail. A warm-up round first, so that lazily created
- * things (the agent's transports and caches, the JIT) are there before counting.
- * Prints {@code FDS before after}, {@code JAVA_THREADS before after}, {@code TASKS before after},
- * {@code DONE ok=N refused=M errors=E} and, when counts differ, what the extra descriptors and threads are.
+ * Opens and closes many connections in equal rounds and samples what a leak would grow:
+ * {@code LeakMain JAVA_NET NIO REFUSED_PORT REFUSED ROUNDS}. A java.net server and a NIO server run in this JVM;
+ * each client connection sends a byte, gets it back, sees the server's close (EOF) and closes. REFUSED connects go to
+ * a port whose rule cannot work (or where nothing listens) and must fail. A warm-up round first (lazily created
+ * things: the agent's transports and caches, the JIT, UCX's worker pool), then ROUNDS rounds of the same size, each
+ * followed by a sample of descriptors, Java threads, OS threads, memory mappings and /dev/shm entries.
+ * Prints {@code SAMPLE <kind> <after warm-up> <after round 1> ... <after round ROUNDS>} per kind,
+ * {@code DONE ok=N refused=M errors=E} (over the measured rounds), and what the extra descriptors and threads are
+ * when the last round still added some. A leak grows with the rounds; noise does not (LeakTest decides).
  */
 public final class LeakMain {
     static final InetAddress LO = lo();
@@ -46,6 +48,7 @@ public final class LeakMain {
         int nio = Integer.parseInt(args[1]);
         int refusedPort = Integer.parseInt(args[2]);
         int refused = Integer.parseInt(args[3]);
+        int rounds = Integer.parseInt(args[4]);
 
         ServerSocket server = new ServerSocket(0, 200, LO);
         Thread t1 = new Thread(() -> serveJavaNet(server), "java.net-server");
@@ -62,43 +65,51 @@ public final class LeakMain {
         int[] counts = new int[3];
         round(a1, a2, bad, Math.min(javaNet, 300), Math.min(nio, 300), Math.min(refused, 30), counts);
         settle();
-        int fdBefore = fds().size();
+        Map<String, List<Long>> samples = new TreeMap<>();
+        sample(samples);
         Map<String, Integer> fdKindsBefore = kinds(fds());
-        int javaBefore = javaThreads();
         TreeSet<String> namesBefore = threadNames();
-        int tasksBefore = tasks();
-        int mapsBefore = maps();
-        long shmBefore = shm();
 
         counts = new int[3];
-        round(a1, a2, bad, javaNet, nio, refused, counts);
-        settle();
-        int fdAfter = fds().size();
-        int javaAfter = javaThreads();
-        int tasksAfter = tasks();
-        int mapsAfter = maps();
-        long shmAfter = shm();
-
-        System.out.println("FDS " + fdBefore + " " + fdAfter);
-        System.out.println("JAVA_THREADS " + javaBefore + " " + javaAfter);
-        System.out.println("TASKS " + tasksBefore + " " + tasksAfter);
-        // memory mappings (UCX maps a shared-memory segment per worker and registers memory) and /dev/shm entries
-        System.out.println("MAPS " + mapsBefore + " " + mapsAfter);
-        System.out.println("SHM " + shmBefore + " " + shmAfter);
-        if (fdAfter != fdBefore) {
-            System.out.println("FD KINDS before " + fdKindsBefore + " after " + kinds(fds()));
+        for (int r = 0; r < rounds; r++) {
+            fdKindsBefore = kinds(fds());
+            namesBefore = threadNames();
+            round(a1, a2, bad, javaNet, nio, refused, counts);
+            settle();
+            sample(samples);
         }
-        if (javaAfter != javaBefore) {
-            TreeSet<String> now = threadNames();
+        for (Map.Entry<String, List<Long>> e : samples.entrySet()) {
+            StringBuilder sb = new StringBuilder("SAMPLE ").append(e.getKey());
+            for (long v : e.getValue()) {
+                sb.append(' ').append(v);
+            }
+            System.out.println(sb);
+        }
+        // what the last round added, for a human reading a failure
+        Map<String, Integer> fdKindsAfter = kinds(fds());
+        if (!fdKindsAfter.equals(fdKindsBefore)) {
+            System.out.println("FD KINDS before the last round " + fdKindsBefore + " after " + fdKindsAfter);
+        }
+        TreeSet<String> now = threadNames();
+        if (!now.equals(namesBefore)) {
             TreeSet<String> added = new TreeSet<>(now);
             added.removeAll(namesBefore);
             TreeSet<String> gone = new TreeSet<>(namesBefore);
             gone.removeAll(now);
-            System.out.println("THREADS added " + added + " gone " + gone);
+            System.out.println("THREADS in the last round added " + added + " gone " + gone);
         }
         System.out.println("DONE ok=" + counts[0] + " refused=" + counts[1] + " errors=" + counts[2]);
         System.out.flush();
         System.exit(0);
+    }
+
+    static void sample(Map<String, List<Long>> samples) throws IOException {
+        samples.computeIfAbsent("fds", k -> new ArrayList<>()).add((long) fds().size());
+        samples.computeIfAbsent("java-threads", k -> new ArrayList<>()).add((long) javaThreads());
+        samples.computeIfAbsent("os-threads", k -> new ArrayList<>()).add((long) tasks());
+        // UCX maps a shared-memory segment per worker and registers memory; /dev/shm holds its segments
+        samples.computeIfAbsent("maps", k -> new ArrayList<>()).add((long) maps());
+        samples.computeIfAbsent("shm", k -> new ArrayList<>()).add(shm());
     }
 
     static void round(InetSocketAddress a1, InetSocketAddress a2, InetSocketAddress bad, int javaNet, int nio,

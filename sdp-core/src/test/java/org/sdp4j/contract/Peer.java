@@ -1,0 +1,98 @@
+package org.sdp4j.contract;
+
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStreamReader;
+import java.net.InetSocketAddress;
+import java.net.ServerSocket;
+import java.net.Socket;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * The far end in another JVM, so it can be killed with SIGKILL: {@code Peer FIXTURE_CLASS server} listens, prints
+ * {@code PORT n}, accepts one connection and writes "ping"; {@code Peer FIXTURE_CLASS client PORT} connects and
+ * writes "ping". Then it waits (at most two minutes) to be killed.
+ */
+public final class Peer {
+    private Peer() {}
+
+    public static void main(String[] args) throws Exception {
+        Transport t = (Transport) Class.forName(args[0]).getConstructor().newInstance();
+        t.setUp();
+        Socket s;
+        if (args[1].equals("server")) {
+            ServerSocket ss = t.serverSocket();
+            ss.bind(new InetSocketAddress(t.address(), 0));
+            System.out.println("PORT " + ss.getLocalPort());
+            System.out.flush();
+            s = ss.accept();
+        } else {
+            s = t.socket();
+            s.connect(new InetSocketAddress(t.address(), Integer.parseInt(args[2])), 20_000);
+        }
+        s.getOutputStream().write("ping".getBytes(StandardCharsets.US_ASCII));
+        System.out.println("SENT");
+        System.out.flush();
+        Thread.sleep(TimeUnit.MINUTES.toMillis(2));
+        System.exit(3);
+    }
+
+    /** A running peer JVM with the fixture's transport, started the way this JVM was (same java, class path). */
+    public static final class Process implements AutoCloseable {
+        final java.lang.Process p;
+        final BufferedReader out;
+
+        Process(Transport t, String... args) throws IOException {
+            List<String> cmd = new ArrayList<>();
+            cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+            cmd.add("--add-opens=java.base/java.net=ALL-UNNAMED");
+            cmd.add("--add-exports=java.base/sun.nio.ch=ALL-UNNAMED");
+            cmd.add("--add-opens=java.base/sun.nio.ch=ALL-UNNAMED");
+            for (String k : System.getProperties().stringPropertyNames()) {
+                if (k.startsWith("sdp4j.") || k.equals("java.net.preferIPv4Stack")) {
+                    cmd.add("-D" + k + "=" + System.getProperty(k));
+                }
+            }
+            cmd.addAll(t.peerJvmOptions());
+            cmd.add("-cp");
+            // under the JUnit console launcher java.class.path is the launcher alone: run-all.sh passes the real one
+            cmd.add(System.getProperty("sdp4j.contract.classpath", System.getProperty("java.class.path")));
+            cmd.add(Peer.class.getName());
+            cmd.add(t.getClass().getName());
+            cmd.addAll(List.of(args));
+            p = new ProcessBuilder(cmd).redirectError(ProcessBuilder.Redirect.INHERIT).start();
+            out = new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8));
+        }
+
+        /** The next line the peer prints that starts with {@code prefix}: its rest. */
+        String expect(String prefix) throws Exception {
+            java.util.concurrent.Future<String> f = ContractBase.EXEC.submit(() -> {
+                String l;
+                while ((l = out.readLine()) != null) {
+                    if (l.startsWith(prefix)) {
+                        return l.substring(prefix.length()).trim();
+                    }
+                }
+                throw new IOException("the peer exited (status " + p.waitFor() + ") before printing " + prefix);
+            });
+            return f.get(60, TimeUnit.SECONDS);
+        }
+
+        /** SIGKILL, and waits until the process is gone. */
+        void kill() throws InterruptedException {
+            p.destroyForcibly();
+            if (!p.waitFor(ContractBase.BOUND_S, TimeUnit.SECONDS)) {
+                throw new AssertionError("the peer survived SIGKILL");
+            }
+        }
+
+        @Override
+        public void close() {
+            p.destroyForcibly();
+        }
+    }
+}
