@@ -54,7 +54,9 @@ import org.openjdk.jmh.annotations.Warmup;
 @State(Scope.Benchmark)
 public class Concurrency {
     static final int SIZE = 64;
-    static final long TIMEOUT_S = Long.getLong("sdp4j.bench.conc.timeout", 120);
+    static final long TIMEOUT_S = Long.getLong("sdp4j.bench.conc.timeout", 60);
+    /** Why an earlier virtual-thread run in this JVM hung (its threads may still pin every carrier), or null. */
+    static volatile String virtualHung;
 
     @Param({"1", "16", "256", "1000"})
     public int connections;
@@ -111,7 +113,19 @@ public class Concurrency {
         return p;
     }
 
+    static void checkVirtual(ThreadKind kind) throws IOException {
+        if (kind == ThreadKind.VIRTUAL && virtualHung != null) {
+            throw new IOException("not run: an earlier virtual-thread run in this JVM hung (" + virtualHung + "); its threads may still hold "
+                    + "the carriers");
+        }
+    }
+
+    static void hung(ThreadKind kind, String what) {
+        if (kind == ThreadKind.VIRTUAL && virtualHung == null) virtualHung = what;
+    }
+
     static synchronized Fleet fleet(int n, ThreadKind kind, InetSocketAddress a) throws Exception {
+        checkVirtual(kind);
         String key = n + ":" + kind + ":" + a;
         if (fleet != null && (!fleet.key.equals(key) || fleet.broken.get() != null)) {
             fleet.close();
@@ -130,6 +144,7 @@ public class Concurrency {
     /** {@code connections} threads connect, do one round trip and close, all at once; returns the connections made. */
     @Benchmark
     public int connectBurst() throws Exception {
+        checkVirtual(kind);
         CountDownLatch done = new CountDownLatch(connections);
         AtomicReference<Throwable> error = new AtomicReference<>();
         for (int i = 0; i < connections; i++) {
@@ -145,6 +160,7 @@ public class Concurrency {
             });
         }
         if (!done.await(TIMEOUT_S, TimeUnit.SECONDS)) {
+            hung(kind, "connect burst of " + connections);
             throw new TimeoutException("connect burst: " + done.getCount() + " of " + connections + " connections unfinished after "
                     + TIMEOUT_S + " s");
         }
@@ -197,10 +213,11 @@ public class Concurrency {
         final Phaser phaser;
         final List<Socket> sockets = new ArrayList<>();
         final AtomicReference<Throwable> broken = new AtomicReference<>();
-        int seq;
+        final ThreadKind kind;
 
         Fleet(String key, int n, ThreadKind kind, InetSocketAddress a) throws Exception {
             this.key = key;
+            this.kind = kind;
             this.n = n;
             this.per = perConnection(n);
             this.phaser = new Phaser(n + 1);
@@ -211,10 +228,11 @@ public class Concurrency {
                 int id = i;
                 kind.start("client-" + i, () -> client(id, a, open, connected));
             }
-            boolean all = connected.await(TIMEOUT_S * 2, TimeUnit.SECONDS);
+            boolean all = connected.await(TIMEOUT_S, TimeUnit.SECONDS);
+            if (!all) hung(kind, "opening " + n + " connections");
             for (Socket s : open) if (s != null) sockets.add(s);
             if (!all || broken.get() != null) {
-                String why = !all ? connected.getCount() + " of " + n + " connects unfinished after " + TIMEOUT_S * 2 + " s"
+                String why = !all ? connected.getCount() + " of " + n + " connects unfinished after " + TIMEOUT_S + " s"
                         : String.valueOf(broken.get());
                 close();
                 throw new IOException("opening " + n + " " + kind + "-thread connections to " + a + ": " + why, broken.get());
@@ -261,6 +279,7 @@ public class Concurrency {
             } catch (TimeoutException e) {
                 int left = phaser.getUnarrivedParties();
                 broken.compareAndSet(null, e);
+                hung(kind, n + " connections' round trips");
                 throw new TimeoutException(left + " of " + n + " connections did not finish " + per + " round trips within " + TIMEOUT_S
                         + " s");
             }

@@ -73,14 +73,14 @@ public final class Report {
         String concServer = "jvm";
         int concIterations = 5, burstIterations = 3, perftestIterations = 6;
         double concWarmupMs = 300, concMs = 300;
-        long perftestExchanges = 100_000;
+        long perftestExchanges = 20_000;
 
         void full() {
             profile = "full";
             rounds = 3;
             netWarmup = 1; netWarmupMs = 300; netIterations = 10; netMs = 100;
             dbWarmup = 2; dbWarmupMs = 1000; dbIterations = 20; dbMs = 200; blockIterations = 3;
-            concIterations = 10; concMs = 500; burstIterations = 5; perftestIterations = 10; perftestExchanges = 1_000_000;
+            concIterations = 10; concMs = 500; burstIterations = 5; perftestIterations = 10; perftestExchanges = 200_000;
             List<Integer> all = new ArrayList<>();
             for (int s = 1; s <= 8 << 20; s <<= 1) all.add(s);
             sizes = all;
@@ -221,6 +221,7 @@ public final class Report {
         long count;            // executions measured (from JMH's JSON)
         double total, min = Double.MAX_VALUE, max = -Double.MAX_VALUE, sumLog;
         boolean perOp;         // count/total/min/max/sumLog are per execution
+        final Map<Integer, double[]> roundLogs = new TreeMap<>();   // round -> {sum of log(execution time), executions}
 
         Series(String bench, String params, String config) {
             this.bench = bench;
@@ -239,7 +240,14 @@ public final class Report {
 
         /** One execution's time (or {@code n} executions of that time) from JMH's histogram or single-shot data. */
         void addValue(double v, long n) {
+            addValue(1, v, n);
+        }
+
+        void addValue(int round, double v, long n) {
             if (!(v > 0) || n <= 0) return;
+            double[] r = roundLogs.computeIfAbsent(round, x -> new double[2]);
+            r[0] += Math.log(v) * n;
+            r[1] += n;
             perOp = true;
             count += n;
             total += v * n;
@@ -541,7 +549,8 @@ public final class Report {
             for (String p : List.of("jdbc.url", "jdbc.user", "jdbc.password", "jdbc.securityMechanism", "sdp4j.bench.durable")) {
                 if (System.getProperty(p) != null) cmd.add("-D" + p + "=" + System.getProperty(p));
             }
-            cmd.add("-Dsdp4j.bench.peer.logs=" + logs.toAbsolutePath());   // second JVMs (H2, Derby, echo) log here
+            cmd.add("-Dsdp4j.bench.peer.logs=" + logs.toAbsolutePath());
+            cmd.add("-Djmh.ignoreLock=true");   // JMH's lock is for JVMs that run at once; these take turns (a killed one kept it)   // second JVMs (H2, Derby, echo) log here
             cmd.add("-cp");
             cmd.add(System.getProperty("java.class.path"));
             cmd.add(BenchServer.class.getName());
@@ -653,7 +662,7 @@ public final class Report {
             } catch (IllegalArgumentException | IOException e) {
                 continue;   // the per-iteration scores came with the replies; only the per-execution details are lost
             }
-            addJmh(parsed, m.group(1), results, jvmInfo);
+            addJmh(parsed, m.group(1), Integer.parseInt(m.group(2)), results, jvmInfo);
         }
         // a stable order: database statements, then the sweeps by benchmark and size
         List<String> labels = new ArrayList<>(results.keySet());
@@ -680,6 +689,10 @@ public final class Report {
 
     /** Adds one JMH result file's benchmarks (a JSON array): mode, unit, and every execution's time where JMH kept it. */
     static void addJmh(Object parsed, String config, Map<String, Map<String, Series>> results, Map<String, String> jvmInfo) {
+        addJmh(parsed, config, 1, results, jvmInfo);
+    }
+
+    static void addJmh(Object parsed, String config, int round, Map<String, Map<String, Series>> results, Map<String, String> jvmInfo) {
         for (Object o : Json.arr(parsed)) {
             Map<String, Object> b = Json.obj(o);
             String bench = Json.str(b.get("benchmark"));
@@ -706,7 +719,7 @@ public final class Report {
                     for (Object iter : Json.arr(fork)) {
                         for (Object pair : Json.arr(iter)) {
                             List<Object> vc = Json.arr(pair);
-                            if (vc.size() >= 2) s.addValue(Json.num(vc.get(0)), (long) Json.num(vc.get(1)));
+                            if (vc.size() >= 2) s.addValue(round, Json.num(vc.get(0)), (long) Json.num(vc.get(1)));
                         }
                     }
                 }
@@ -714,7 +727,7 @@ public final class Report {
                 for (Object fork : Json.arr(pm.get("rawData"))) {
                     for (Object iter : Json.arr(fork)) {
                         double v = Json.num(iter);
-                        if (Double.isFinite(v)) s.addValue(v, 1);
+                        if (Double.isFinite(v)) s.addValue(round, v, 1);
                     }
                 }
             }

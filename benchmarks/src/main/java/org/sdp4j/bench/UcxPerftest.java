@@ -45,8 +45,8 @@ final class UcxPerftest {
         return null;
     }
 
-    // "Final:                100000      0.186     1.386    10.886 ..." : iterations, 50%ile, average, overall (µs)
-    static final Pattern FINAL = Pattern.compile("Final:\\s+(\\d+)\\s+([0-9.]+)\\s+([0-9.]+)\\s+([0-9.]+)");
+    // with -f, the one line of numbers ("Final:" before it without -f): iterations, 50%ile, average, overall (µs) ...
+    static final Pattern FINAL = Pattern.compile("(?m)^(?:Final:)?\\s+(\\d+)\\s+([0-9.]+)\\s+([0-9.]+)\\s+([0-9.]+)\\s");
 
     /** One server and one client process, {@code iterations} exchanges of {@code size} bytes; the output in {@code log}. */
     static Result run(int size, long iterations, Path log) throws IOException, InterruptedException {
@@ -87,7 +87,7 @@ final class UcxPerftest {
             }
             if (out == null) throw new IOException("ucx_perftest client could not connect to its server (see " + log + ")");
             Matcher m = FINAL.matcher(out);
-            if (!m.find()) throw new IOException("no 'Final:' line in ucx_perftest's output");
+            if (!m.find()) throw new IOException("no result line in ucx_perftest's output");
             return new Result(Long.parseLong(m.group(1)), Double.parseDouble(m.group(2)), Double.parseDouble(m.group(3)));
         } finally {
             if (!s.waitFor(10, TimeUnit.SECONDS)) s.destroyForcibly().waitFor(5, TimeUnit.SECONDS);
