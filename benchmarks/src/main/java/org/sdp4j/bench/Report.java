@@ -1200,7 +1200,11 @@ public final class Report {
                 .append("; load average ").append(machine.get("load_start")).append(" at the start, ").append(machine.get("load_end"))
                 .append(" at the end |\n");
         b.append("| Network | ").append(host().equals("127.0.0.1") ? "loopback (127.0.0.1)" : host() + " (`-Dsdp4j.bench.host`)")
-                .append(": client and server in the same JVM, on the same CPUs |\n");
+                .append(": client and server in the same JVM, on the same CPUs")
+                .append(s.groups.contains("users") || s.groups.contains("pool") || s.concServer.equals("peer")
+                        ? " (the database servers of `users` and `pool`" + (s.concServer.equals("peer") ? " and the echo server of `conc`" : "")
+                                + ": in a second JVM on the agent)" : "")
+                .append(" |\n");
         b.append("| JVM | ").append(jvm.getOrDefault("vm", "?")).append(" (JDK ").append(jvm.getOrDefault("jdk", "?")).append("), `")
                 .append(summary.get("jvm_args")).append("`; JMH ").append(jvm.getOrDefault("jmh", "?"))
                 .append(" in-process (`-f 0`) in one JVM per transport and round |\n");

@@ -194,6 +194,7 @@ final class ReportGroups {
                 .append("Ratios are paired (iterations side by side); above 1: more round trips per second.\n\n");
         if (charts.contains("conc-roundtrips.svg")) b.append("![round trips per second vs connections](charts/conc-roundtrips.svg)\n\n");
         concTable(b, s, configs, results, "roundTrips");
+        markdownWhere(b, s, configs);
         b.append("**UCX against TCP, at every N** (ucx / tcp round trips per second, paired, ").append(Report.CI).append(" interval):\n\n");
         for (String k : s.concThreads) {
             for (int n : s.concN) {
@@ -216,6 +217,59 @@ final class ReportGroups {
         b.append("| connect + close (µs) | ");
         for (Config c : configs) b.append(cell(c, row.get(c.name))).append(" | ");
         b.append(pair(row.get("ucx"), row.get("tcp"))).append(" |\n\n");
+    }
+
+    static final Pattern OPENED = Pattern.compile("concurrency: \\d+ (\\w+)-thread connections to \\S*?:(\\d+) opened");
+    static final Pattern DECISION = Pattern.compile(" client \\S+:(\\d+) .*transport=(\\S+)(?:.*fallback=\"([^\"]*)\")?");
+
+    /**
+     * Which transport the connects to the echo servers really took, per transport and round, from the agent's decision
+     * log: a configuration's rules ask for UCX, but a connect whose handshake fails falls back to TCP (and the agent
+     * may keep sending that destination to TCP), so the rows above are only "ucx" where these counts say so.
+     */
+    static void markdownWhere(StringBuilder b, Settings s, List<Config> configs) {
+        Path logs = s.out.resolve("logs");
+        StringBuilder t = new StringBuilder();
+        for (Config c : configs) {
+            if (c.probe.family == null || !c.available()) continue;
+            for (int r = 1; r <= s.rounds; r++) {
+                String tag = c.name + "__r" + r;
+                Map<String, String> ports = new java.util.TreeMap<>();   // port -> thread kind of its echo server
+                Map<String, Map<String, Integer>> counts = new java.util.TreeMap<>();
+                Map<String, String> why = new java.util.HashMap<>();
+                try {
+                    for (String line : java.nio.file.Files.readAllLines(logs.resolve(tag + ".log"))) {
+                        Matcher m = OPENED.matcher(line);
+                        if (m.find()) ports.put(m.group(2), m.group(1));
+                    }
+                    Path d = logs.resolve("decisions-" + tag + ".log");
+                    if (java.nio.file.Files.isRegularFile(d)) {
+                        for (String line : java.nio.file.Files.readAllLines(d)) {
+                            Matcher m = DECISION.matcher(line);
+                            if (!m.find() || !ports.containsKey(m.group(1))) continue;
+                            counts.computeIfAbsent(m.group(1), x -> new java.util.TreeMap<>()).merge(m.group(2), 1, Integer::sum);
+                            if (m.group(3) != null) why.putIfAbsent(m.group(1), m.group(3));
+                        }
+                    }
+                } catch (java.io.IOException e) {
+                    continue;
+                }
+                for (Map.Entry<String, String> p : ports.entrySet()) {
+                    Map<String, Integer> n = counts.getOrDefault(p.getKey(), Map.of());
+                    List<String> l = new ArrayList<>();
+                    for (Map.Entry<String, Integer> e : n.entrySet()) l.add(e.getValue() + " x " + e.getKey());
+                    t.append("| ").append(c.name).append(" | ").append(r).append(" | ").append(p.getValue()).append(" | ")
+                            .append(l.isEmpty() ? "(none logged)" : String.join(", ", l)).append(" | ")
+                            .append(why.containsKey(p.getKey()) ? Report.mdCell(why.get(p.getKey())) : "").append(" |\n");
+                }
+            }
+        }
+        if (t.length() == 0) return;
+        b.append("**Where the connections went.** The agent's decision log for every connect to the echo servers (fleets, bursts, ")
+                .append("connect+close) per transport, round and thread kind: a connect whose UCX handshake fails falls back to TCP, so a ")
+                .append("`ucx` column measures UCX only as far as these counts say.\n\n")
+                .append("| transport | round | threads | connects by transport taken | first fallback reason |\n|---|---:|---|---|---|\n")
+                .append(t).append('\n');
     }
 
     static void concTable(StringBuilder b, Settings s, List<Config> configs, Map<String, Map<String, Series>> results, String bench) {
