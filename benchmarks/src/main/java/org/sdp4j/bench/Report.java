@@ -71,7 +71,7 @@ public final class Report {
         List<Integer> concN = new ArrayList<>(List.of(1, 16, 256, 1000));
         List<String> concThreads = new ArrayList<>(List.of("platform", "virtual"));
         String concServer = "jvm";
-        int concIterations = 5, burstIterations = 3, perftestIterations = 6;
+        int concIterations = 5, burstIterations = 5, perftestIterations = 6;
         double concWarmupMs = 300, concMs = 300;
         long perftestExchanges = 20_000;
 

@@ -294,12 +294,17 @@ final class ReportGroups {
         if (!c.available()) return "unavailable";
         if (x == null || !x.ok()) return x != null && !x.failures.isEmpty() ? "failed: " + Report.mdCell(Report.shortReason(x.failures.get(0))) : "-";
         Quantity q = Report.quantity(x);
+        if (!(q.error < 10 * q.value)) {   // few iterations on a loaded machine: Student t makes the interval meaningless
+            return (q.unit.equals("/s") ? rate(q.value) : Report.sig(q.value)) + " (interval > 10x: too few or too scattered iterations)";
+        }
         return q.unit.equals("/s") ? rate(q.value) + " ± " + rate(q.error).replace("/s", "") : Report.pm(q.value, q.error);
     }
 
     static String pair(Series a, Series b) {
         if (a == null || b == null || !a.ok() || !b.ok()) return "-";
-        return Report.ratioText(Report.pairedRatio(a, b));
+        double[] r = Report.pairedRatio(a, b);
+        if (!(r[1] < 10 * r[0])) return String.format(Locale.ROOT, "%.3f (interval > 10x)", r[0]);
+        return Report.ratioText(r);
     }
 
     static String verdict(Series ucx, Series tcp) {
