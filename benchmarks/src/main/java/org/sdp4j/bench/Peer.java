@@ -33,7 +33,7 @@ final class Peer implements AutoCloseable {
         this.log = log;
     }
 
-    /** Starts {@code PeerMain name args...}; waits up to {@code timeoutS} for its port. */
+    /** Starts {@code PeerMain args...} (its logs named for {@code name}); waits up to {@code timeoutS} for its port. */
     static Peer start(String name, int timeoutS, String... args) throws IOException, InterruptedException {
         String javaBin = ProcessHandle.current().info().command().orElse(Paths.get(System.getProperty("java.home"), "bin", "java").toString());
         List<String> cmd = new ArrayList<>();
@@ -46,7 +46,6 @@ final class Peer implements AutoCloseable {
         cmd.add("-cp");
         cmd.add(System.getProperty("java.class.path"));
         cmd.add(PeerMain.class.getName());
-        cmd.add(name);
         for (String a : args) cmd.add(a);
         Path dir = Paths.get(System.getProperty("sdp4j.bench.peer.logs", System.getProperty("java.io.tmpdir")));
         Files.createDirectories(dir);
