@@ -67,12 +67,20 @@ public final class Report {
         List<String> forkJvmArgs = new ArrayList<>(List.of("-Xms512m", "-Xmx512m"));
         int timeoutS = 300;         // per JMH run in a measuring JVM: beyond this it is stuck (its threads are dumped)
         String command = "benchmarks/report.sh";
+        // issue 13's groups (ReportGroups): many connections, ucx_perftest, H2, HikariCP from virtual threads
+        List<Integer> concN = new ArrayList<>(List.of(1, 16, 256, 1000));
+        List<String> concThreads = new ArrayList<>(List.of("platform", "virtual"));
+        String concServer = "jvm";
+        int concIterations = 5, burstIterations = 5, perftestIterations = 6;
+        double concWarmupMs = 300, concMs = 300;
+        long perftestExchanges = 20_000;
 
         void full() {
             profile = "full";
             rounds = 3;
             netWarmup = 1; netWarmupMs = 300; netIterations = 10; netMs = 100;
             dbWarmup = 2; dbWarmupMs = 1000; dbIterations = 20; dbMs = 200; blockIterations = 3;
+            concIterations = 10; concMs = 500; burstIterations = 5; perftestIterations = 10; perftestExchanges = 200_000;
             List<Integer> all = new ArrayList<>();
             for (int s = 1; s <= 8 << 20; s <<= 1) all.add(s);
             sizes = all;
@@ -132,6 +140,9 @@ public final class Report {
                 case "--agent": s.agent = Paths.get(value(args, ++i, a)); break;
                 case "--jvm": s.jvm = value(args, ++i, a); break;
                 case "--fork-jvm-args": s.forkJvmArgs = new ArrayList<>(List.of(value(args, ++i, a).trim().split("\\s+"))); break;
+                case "--conc-n": s.concN = new ArrayList<>(); for (String n : value(args, ++i, a).split(",")) s.concN.add(positive(n, a)); break;
+                case "--conc-threads": s.concThreads = new ArrayList<>(List.of(value(args, ++i, a).split(","))); break;
+                case "--conc-server": s.concServer = value(args, ++i, a); break;
                 case "--timeout": s.timeoutS = positive(value(args, ++i, a), a); break;
                 case "--command": s.command = value(args, ++i, a); break;
                 default: throw new IllegalArgumentException("unknown option " + a);
@@ -142,8 +153,12 @@ public final class Report {
         }
         if (!s.configs.contains("none")) s.configs.add(0, "none");   // the baseline of every ratio
         for (String g : s.groups) {
-            if (!g.equals("db") && !g.equals("net")) throw new IllegalArgumentException("unknown group '" + g + "' (db, net)");
+            if (!g.equals("db") && !g.equals("net") && !ReportGroups.GROUPS.contains(g)) {
+                throw new IllegalArgumentException("unknown group '" + g + "' (db, net, conc, perftest, users, pool)");
+            }
         }
+        for (String t : s.concThreads) ThreadKind.of(t);
+        if (!s.concServer.equals("jvm") && !s.concServer.equals("peer")) throw new IllegalArgumentException("--conc-server is jvm or peer");
         if (s.agent == null) s.agent = CompareTransports.findAgent();
         for (String p : List.of("sdp4j.bench.host", "sdp4j.both.timeout", "sdp4j.both.retry", "java.net.preferIPv4Stack")) {
             if (System.getProperty(p) != null) s.forkJvmArgs.add("-D" + p + "=" + System.getProperty(p));
@@ -165,7 +180,8 @@ public final class Report {
     static void usage(PrintStream s) {
         s.println("usage: Report [--quick|--full] [--baseline SUMMARY.json] [--configs none,tcp,both,sdp,ucx] [--groups db,net]");
         s.println("              [--rounds N] [--iterations N] [--iteration-ms MS] [--blocks N] [--sizes 1,64,1K,...] [--perturb N]");
-        s.println("              [--rows N] [--out DIR]");
+        s.println("              [--rows N] [--out DIR] [--conc-n 1,16,256,1000] [--conc-threads platform,virtual] [--conc-server jvm|peer]");
+        s.println("  groups: db, net (default), conc, perftest, users, pool (issue 13: see ReportGroups)");
         s.println("              [--agent JAR] [--jvm PATH] [--fork-jvm-args \"-Xmx512m ...\"] [--timeout S]");
         s.println("  -Djdbc.url=... -Djdbc.user=... -Djdbc.password=... on this JVM are passed to the database JVMs (a real Db2).");
     }
@@ -205,6 +221,7 @@ public final class Report {
         long count;            // executions measured (from JMH's JSON)
         double total, min = Double.MAX_VALUE, max = -Double.MAX_VALUE, sumLog;
         boolean perOp;         // count/total/min/max/sumLog are per execution
+        final Map<Integer, double[]> roundLogs = new TreeMap<>();   // round -> {sum of log(execution time), executions}
 
         Series(String bench, String params, String config) {
             this.bench = bench;
@@ -223,7 +240,14 @@ public final class Report {
 
         /** One execution's time (or {@code n} executions of that time) from JMH's histogram or single-shot data. */
         void addValue(double v, long n) {
+            addValue(1, v, n);
+        }
+
+        void addValue(int round, double v, long n) {
             if (!(v > 0) || n <= 0) return;
+            double[] r = roundLogs.computeIfAbsent(round, x -> new double[2]);
+            r[0] += Math.log(v) * n;
+            r[1] += n;
             perOp = true;
             count += n;
             total += v * n;
@@ -350,6 +374,10 @@ public final class Report {
                     long r0 = System.nanoTime();
                     java.util.Set<Child> gaveUp = new java.util.HashSet<>();   // failed this step: not again this round
                     for (int k = 0; k < st.iterations; k++) {
+                        if (st.perftest) {
+                            String pt = ReportGroups.perftest(s, results, round, k);
+                            if (pt.startsWith("FAILED")) out.println("        ucx_perftest: " + pt);
+                        }
                         for (int j = 0; j < children.size(); j++) {
                             Child ch = children.get((j + k + round - 1) % children.size());   // the order rotates
                             if (ch.dead != null || gaveUp.contains(ch)) continue;
@@ -423,6 +451,7 @@ public final class Report {
         final String bench, params, label, regex;
         final int warmups, iterations;
         final double warmupMs, ms;
+        boolean perftest;   // ucx_perftest runs before each of this step's iterations (ReportGroups.perftest)
 
         Step(String bench, String params, int warmups, double warmupMs, int iterations, double ms) {
             this.bench = bench;
@@ -459,6 +488,7 @@ public final class Report {
                 }
             }
         }
+        ReportGroups.plan(s, steps);
         return steps;
     }
 
@@ -519,6 +549,8 @@ public final class Report {
             for (String p : List.of("jdbc.url", "jdbc.user", "jdbc.password", "jdbc.securityMechanism", "sdp4j.bench.durable")) {
                 if (System.getProperty(p) != null) cmd.add("-D" + p + "=" + System.getProperty(p));
             }
+            cmd.add("-Dsdp4j.bench.peer.logs=" + logs.toAbsolutePath());
+            cmd.add("-Djmh.ignoreLock=true");   // JMH's lock is for JVMs that run at once; these take turns (a killed one kept it)   // second JVMs (H2, Derby, echo) log here
             cmd.add("-cp");
             cmd.add(System.getProperty("java.class.path"));
             cmd.add(BenchServer.class.getName());
@@ -630,7 +662,7 @@ public final class Report {
             } catch (IllegalArgumentException | IOException e) {
                 continue;   // the per-iteration scores came with the replies; only the per-execution details are lost
             }
-            addJmh(parsed, m.group(1), results, jvmInfo);
+            addJmh(parsed, m.group(1), Integer.parseInt(m.group(2)), results, jvmInfo);
         }
         // a stable order: database statements, then the sweeps by benchmark and size
         List<String> labels = new ArrayList<>(results.keySet());
@@ -657,6 +689,10 @@ public final class Report {
 
     /** Adds one JMH result file's benchmarks (a JSON array): mode, unit, and every execution's time where JMH kept it. */
     static void addJmh(Object parsed, String config, Map<String, Map<String, Series>> results, Map<String, String> jvmInfo) {
+        addJmh(parsed, config, 1, results, jvmInfo);
+    }
+
+    static void addJmh(Object parsed, String config, int round, Map<String, Map<String, Series>> results, Map<String, String> jvmInfo) {
         for (Object o : Json.arr(parsed)) {
             Map<String, Object> b = Json.obj(o);
             String bench = Json.str(b.get("benchmark"));
@@ -683,7 +719,7 @@ public final class Report {
                     for (Object iter : Json.arr(fork)) {
                         for (Object pair : Json.arr(iter)) {
                             List<Object> vc = Json.arr(pair);
-                            if (vc.size() >= 2) s.addValue(Json.num(vc.get(0)), (long) Json.num(vc.get(1)));
+                            if (vc.size() >= 2) s.addValue(round, Json.num(vc.get(0)), (long) Json.num(vc.get(1)));
                         }
                     }
                 }
@@ -691,7 +727,7 @@ public final class Report {
                 for (Object fork : Json.arr(pm.get("rawData"))) {
                     for (Object iter : Json.arr(fork)) {
                         double v = Json.num(iter);
-                        if (Double.isFinite(v)) s.addValue(v, 1);
+                        if (Double.isFinite(v)) s.addValue(round, v, 1);
                     }
                 }
             }
@@ -737,6 +773,8 @@ public final class Report {
 
     /** The quantity a series stands for: round-trip µs, bandwidth Mbit/s, or the statement's time. */
     static Quantity quantity(Series s) {
+        Quantity g = ReportGroups.quantity(s);
+        if (g != null) return g;
         double v = s.score(), e = s.error();
         if (s.bench.endsWith("Stream")) {
             int size = sizeOf(s.label());
@@ -994,6 +1032,7 @@ public final class Report {
                     lsub + "; higher is better", "message size (bytes, log scale)", "bandwidth (log scale)", ticks, Charts::bytes,
                     Charts::mbits, sweepLines(configs, results, "Stream"), unavailableNotes(configs)));
         }
+        ReportGroups.charts(s, configs, results, charts);
         return charts;
     }
 
@@ -1161,7 +1200,11 @@ public final class Report {
                 .append("; load average ").append(machine.get("load_start")).append(" at the start, ").append(machine.get("load_end"))
                 .append(" at the end |\n");
         b.append("| Network | ").append(host().equals("127.0.0.1") ? "loopback (127.0.0.1)" : host() + " (`-Dsdp4j.bench.host`)")
-                .append(": client and server in the same JVM, on the same CPUs |\n");
+                .append(": client and server in the same JVM, on the same CPUs")
+                .append(s.groups.contains("users") || s.groups.contains("pool") || s.concServer.equals("peer")
+                        ? " (the database servers of `users` and `pool`" + (s.concServer.equals("peer") ? " and the echo server of `conc`" : "")
+                                + ": in a second JVM on the agent)" : "")
+                .append(" |\n");
         b.append("| JVM | ").append(jvm.getOrDefault("vm", "?")).append(" (JDK ").append(jvm.getOrDefault("jdk", "?")).append("), `")
                 .append(summary.get("jvm_args")).append("`; JMH ").append(jvm.getOrDefault("jmh", "?"))
                 .append(" in-process (`-f 0`) in one JVM per transport and round |\n");
@@ -1231,6 +1274,7 @@ public final class Report {
 
         if (s.groups.contains("db")) markdownDb(b, s, configs, results, charts);
         if (s.groups.contains("net")) markdownNet(b, s, configs, results, charts);
+        ReportGroups.markdown(b, s, configs, results, charts);
         if (withBaseline) markdownBaseline(b, summary);
 
         b.append("## Files\n\n");
