@@ -64,7 +64,7 @@ boot_pair() {
     if [ $g = a ]; then ip=10.9.9.1 mac=52:54:00:09:09:01 self=a peer=b; else ip=10.9.9.2 mac=52:54:00:09:09:02 self=b peer=a; fi
     vm_qemu_args "$out/$g" 1 2048 "sdp4j.nic=$ip/24"
     VM_QEMU+=(-netdev "dgram,id=wire,local.type=unix,local.path=$sock/$self.sock,remote.type=unix,remote.path=$sock/$peer.sock"
-      -device "virtio-net-pci,netdev=wire,mac=$mac"
+      -device "virtio-net-pci,netdev=wire,mac=$mac,romfile="
       -fsdev "local,id=shared,path=$out/shared,security_model=none"
       -device virtio-9p-pci,fsdev=shared,mount_tag=sdp4jshared)
     [ $g = a ] && VM_QEMU+=(-qmp "unix:$sock/a.qmp,server=on,wait=off")

@@ -80,9 +80,8 @@ jcc_props=(user=app password=app securityMechanism=3 retrieveMessagesFromServerO
 # ---------------------------------------------------------------- the steps: server_S on b, client_S on a
 # Each prints its log, returns its status and may set 'detail'. S.expect (set by a) is the capture check's arguments.
 expect_wire="--rdma 1 --min 1"
-server_wire() { ping -c 3 -W 5 $A >/dev/null && rdma link show rxe0/1 | grep -q 'state ACTIVE'; }
 client_wire() {
-  ping -c 3 -W 5 $B || return 1
+  busybox ping -c 3 -W 5 $B || return 1
   rdma link show rxe0/1 | grep 'state ACTIVE' || return 1
   # one RDMA exchange across the wire, so the capture holds RoCEv2 both ways: rping (rdma_cm + RC verbs)
   timeout 60 rping -c -a $B -C 3 -S 64 -v -p 7470
@@ -224,9 +223,31 @@ serve_pg_preload() {
     -c shared_buffers=16MB -c log_connections=on -c log_disconnections=on > "$out/$step-server.log" 2>&1 &
   srv=$!
   local i
-  for ((i = 0; i < 300; i++)); do "$pgbin/pg_isready" -q -h $pgdir -p 5432 && break; sleep 1; done
-  "$pgbin/createdb" -h $pgdir -p 5432 -U postgres sdp4j || { cat "$out/$step-server.log"; return 1; }
+  for ((i = 0; i < ${SDP4J_2H_PG_WAIT:-90}; i++)); do "$pgbin/pg_isready" -q -h $pgdir -p 5432 && break; sleep 1; done
+  if ! "$pgbin/createdb" -h $pgdir -p 5432 -U postgres sdp4j; then
+    pg_diagnose
+    return 1
+  fi
   echo listening
+}
+# Why PostgreSQL did not come up under the preload: its log, the kernel's word on rdma_cm use after fork, and where
+# each postgres process waits (a child blocked forever shows up in its kernel stack and in a few seconds of strace).
+pg_diagnose() {
+  echo "---- PostgreSQL under librspreload did not become ready; its log:"
+  tail -n 15 "$out/$step-server.log"
+  echo "---- kernel messages about rdma_cm / uverbs:"
+  dmesg | grep -E 'ucma|uverbs|changed security contexts' | tail -5
+  echo "---- postgres processes (pid, state, kernel wait channel):"
+  ps -o pid,ppid,stat,wchan:24,args -u postgres
+  local p
+  for p in $(pgrep -u postgres postgres | tail -n +2 | head -4); do
+    echo "---- pid $p ($(tr '\0' ' ' < /proc/$p/cmdline | cut -c1-60)): kernel stack"
+    head -n 6 /proc/$p/stack 2>/dev/null
+    if command -v strace >/dev/null; then
+      echo "---- pid $p: 3 s of strace"
+      timeout 3 strace -p "$p" 2>&1 | head -n 8
+    fi
+  done
 }
 client_pg_preload() {
   conf $work/pg-client.conf "use sdp client * $B:5432" 'use tcp client * *:*'
@@ -247,7 +268,9 @@ fn() { echo "$1_${2//-/_}"; }
 record() { # STEP STATUS SECONDS DETAIL
   printf '%s %s %s\n' "$2" "$3" "$4" > "$res/.$1.$role.tmp" && mv "$res/.$1.$role.tmp" "$res/$1.$role"
   log "$1: status $2 (${3}s) $4"
+  [ "$2" = 0 ] || bad=$((bad + 1))
 }
+bad=0
 
 # ---------------------------------------------------------------- b: serve each step a asks for
 run_b() {
@@ -273,6 +296,7 @@ run_b() {
     record "$step" $rc $(( $(date +%s) - t0 )) "$d"
     put "$step.server-done" $rc
   done
+  [ $bad = 0 ]
 }
 
 # ---------------------------------------------------------------- a: drive each step
@@ -301,6 +325,7 @@ run_a() {
     [ $rc = 0 ] && rc=$drc
     record "$step" $rc $(( $(date +%s) - t0 )) "$d"
   done
+  [ $bad = 0 ]
 }
 
 log "guest $role ($me): $(rdma link show rxe0/1 2>&1)"
@@ -311,6 +336,5 @@ other=b; [ "$role" = b ] && other=a
 await "up.$other" 600 || { put abort 1; exit 1; }
 if [ "$role" = a ]; then run_a; else run_b; fi
 rc=$?
-[ $rc = 0 ] || put abort 1
 put "end.$role" $rc
 exit $rc
