@@ -12,7 +12,8 @@
 # TCP payload for the fallback steps) and writes OUT/summary.txt.
 # Exit status 0 only when every planned step passed on both guests and in its capture. Last line: the OUT directory.
 # Needs native/vm/setup.sh and the host build (mvn package). Overall timeout -t or SDP4J_VM_TIMEOUT (default 1500 s).
-# SDP4J_2H_STEPS="wire echo-net ..." runs a subset; SDP4J_2H_ROWS sets the JDBC row count (default 4000).
+# SDP4J_2H_STEPS="wire echo-net ..." runs a subset; SDP4J_2H_ROWS sets the JDBC row count (default 4000),
+# SDP4J_2H_FALLBACK_ROWS that of the two fallback steps (default 1000).
 set -euo pipefail
 . "$(cd "$(dirname "$0")" && pwd)/vm-lib.sh"
 timeout=${SDP4J_VM_TIMEOUT:-1500}

@@ -14,6 +14,7 @@
 #   echo-nio        the same with NIO SocketChannel/ServerSocketChannel
 #   jcc-sdp         IBM JCC on a -> Derby 10.8.3.0 DRDA on b, both 'use sdp': ROWS INSERTs, SELECT, every row checked
 #   jcc-both-tcp    JCC on 'use both' -> Derby on TCP only: the rsocket attempt is refused, TCP carries it
+#                   (the fallback steps use SDP4J_2H_FALLBACK_ROWS rows, default 1000)
 #   pg-preload      PostgreSQL (Debian) on b under LD_PRELOAD=librspreload.so, pgjdbc on a on 'use sdp'
 #   ucx             java.net echo a->b on 'use ucx' both ends: must ride UCX, not fall back (needs the cross-host
 #                   rendezvous; until it exists this step FAILS with the reason)
@@ -38,6 +39,8 @@ tc=$repo/sdp-jni/target/test-classes
 preload=$(ls /usr/lib/x86_64-linux-gnu/rsocket/librspreload.so 2>/dev/null || dpkg -L librdmacm1 | grep 'librspreload.so$' | head -1)
 jvm=(-XX:+UseSerialGC -XX:TieredStopAtLevel=1 -Xshare:auto -Djava.net.preferIPv4Stack=true)
 rows=${SDP4J_2H_ROWS:-4000}
+# the fallback steps prove "TCP carried it, nothing lost"; fewer rows keep the suite within its time budget
+fallback_rows=${SDP4J_2H_FALLBACK_ROWS:-1000}
 STEPS=(wire echo-net echo-nio jcc-sdp jcc-both-tcp pg-preload ucx jcc-both-norxe)
 [ -n "${SDP4J_2H_STEPS:-}" ] && read -r -a STEPS <<< "$SDP4J_2H_STEPS"
 hw=/sys/class/infiniband/rxe0/ports/1/hw_counters
@@ -79,7 +82,7 @@ jcc_props=(user=app password=app securityMechanism=3 retrieveMessagesFromServerO
 
 # ---------------------------------------------------------------- the steps: server_S on b, client_S on a
 # Each prints its log, returns its status and may set 'detail'. S.expect (set by a) is the capture check's arguments.
-expect_wire="--rdma 1 --min 1"
+expect_wire="--rdma 7470 --min 4"
 client_wire() {
   busybox ping -c 3 -W 5 $B || return 1
   rdma link show rxe0/1 | grep 'state ACTIVE' || return 1
@@ -149,10 +152,10 @@ stop_server() { # a Derby server stops on its file; anything else on SIGTERM; bo
   kill "$srv" 2>/dev/null
   wait "$srv"
 }
-jcc_client() { # PORT CLIENT-RULE CONNECTIONS
+jcc_client() { # PORT CLIENT-RULE CONNECTIONS ROWS
   conf $work/$step-client.conf "$2" 'use tcp client * *:*'
   timeout 900 "$java" "${jvm[@]}" -javaagent:"$agent"=conf=$work/$step-client.conf -cp "$jdbc_cp" \
-    org.sdp4j.rsocket.TwoHostJdbc client "jdbc:db2://$B:$1/\"testdb;create=true\"" "$rows" "$3" "${jcc_props[@]}" \
+    org.sdp4j.rsocket.TwoHostJdbc client "jdbc:db2://$B:$1/\"testdb;create=true\"" "$4" "$3" "${jcc_props[@]}" \
     > "$out/$step-client.log" 2>&1
   local rc=$?
   cat "$out/$step-client.log"
@@ -162,7 +165,7 @@ jcc_client() { # PORT CLIENT-RULE CONNECTIONS
 expect_jcc_sdp="--rdma 50123"
 serve_jcc_sdp() { derby_server 50123 "use sdp server * $B:50123"; }
 client_jcc_sdp() {
-  jcc_client 50123 "use sdp client * $B:50123" 1 || return 1
+  jcc_client 50123 "use sdp client * $B:50123" 1 "$rows" || return 1
   grep -q "client $B:50123 .*family=sdp transport=rsocket" "$out/$step-client.log" ||
     { echo "the client's decision log does not show transport=rsocket"; return 3; }
 }
@@ -174,7 +177,7 @@ check_jcc_sdp() {
 expect_jcc_both_tcp="--tcp 50124"
 serve_jcc_both_tcp() { derby_server 50124 "use tcp server * $B:50124"; }
 client_jcc_both_tcp() {
-  jcc_client 50124 "use both client * $B:50124" 1 || return 1
+  jcc_client 50124 "use both client * $B:50124" 1 "$fallback_rows" || return 1
   grep -q "client $B:50124 .*family=both transport=tcp fallback=\"rsocket connect failed" "$out/$step-client.log" ||
     { echo "the client's decision log does not show the fallback from rsocket to tcp"; return 3; }
 }
@@ -192,7 +195,7 @@ serve_jcc_both_norxe() {
 }
 client_jcc_both_norxe() {
   local t0=$(date +%s%N) rc
-  jcc_client 50125 "use both client * $B:50125" 2; rc=$?
+  jcc_client 50125 "use both client * $B:50125" 2 "$fallback_rows"; rc=$?
   echo "client run: $(( ($(date +%s%N) - t0) / 1000000 )) ms"
   [ $rc = 0 ] || return 1
   local first second
@@ -223,7 +226,7 @@ serve_pg_preload() {
     -c shared_buffers=16MB -c log_connections=on -c log_disconnections=on > "$out/$step-server.log" 2>&1 &
   srv=$!
   local i
-  for ((i = 0; i < ${SDP4J_2H_PG_WAIT:-90}; i++)); do "$pgbin/pg_isready" -q -h $pgdir -p 5432 && break; sleep 1; done
+  for ((i = 0; i < ${SDP4J_2H_PG_WAIT:-60}; i++)); do "$pgbin/pg_isready" -q -h $pgdir -p 5432 && break; sleep 1; done
   if ! "$pgbin/createdb" -h $pgdir -p 5432 -U postgres sdp4j; then
     pg_diagnose
     return 1
@@ -262,7 +265,16 @@ client_pg_preload() {
 }
 check_pg_preload() { grep -c 'connection authorized' "$out/$step-server.log" | grep -qv '^0$' ||
   { echo "the server log shows no authorized connection"; return 3; }; }
-stop_pg() { runuser -u postgres -- "$pgbin/pg_ctl" stop -D $pgdir/data -m fast -w -t 30 >/dev/null 2>&1; wait "$srv"; }
+# A postmaster whose children hang (see pg_diagnose) does not stop on pg_ctl: its whole tree is killed, bounded.
+stop_pg() {
+  runuser -u postgres -- "$pgbin/pg_ctl" stop -D $pgdir/data -m fast -w -t 20 >/dev/null 2>&1
+  local i
+  for ((i = 0; i < 50; i++)); do kill -0 "$srv" 2>/dev/null || break; sleep 0.2; done
+  kill_tree "$srv"
+  wait "$srv"
+  return 0
+}
+kill_tree() { local c; for c in $(ps -o pid= --ppid "$1"); do kill_tree "$c"; done; kill -KILL "$1" 2>/dev/null; }
 
 fn() { echo "$1_${2//-/_}"; }
 record() { # STEP STATUS SECONDS DETAIL
