@@ -4,6 +4,8 @@
   pcapcheck.py FILE --a 10.9.9.1 --b 10.9.9.2 --rdma PORT   RoCEv2 (UDP 4791) frames both ways between a and b,
                                                             and no TCP payload to or from PORT
   pcapcheck.py FILE --a ... --b ... --tcp PORT              TCP payload to PORT (a->b) and from it (b->a)
+  pcapcheck.py FILE --a ... --b ... --roce --tcp PORT       both: RoCEv2 both ways and TCP payload on PORT (a step
+                                                            that runs the same client over rsockets and over TCP)
 
 PORT may be given more than once. Prints one line of counts (the evidence) and, on failure, why; exit 0 when the
 expectation holds, 1 when it does not, 2 when the file is not a capture this tool reads. The file is untrusted
@@ -74,6 +76,7 @@ def main():
     ap.add_argument("--b", required=True)
     ap.add_argument("--rdma", type=int, action="append", default=[], metavar="PORT")
     ap.add_argument("--tcp", type=int, action="append", default=[], metavar="PORT")
+    ap.add_argument("--roce", action="store_true", help="RoCEv2 frames both ways, whatever else")
     ap.add_argument("--min", type=int, default=8, help="least RoCEv2 frames each way (default 8)")
     o = ap.parse_args()
     roce = {"ab": 0, "ba": 0}
@@ -115,7 +118,7 @@ def main():
     print(f"pcapcheck {o.file}: {total} frames; RoCEv2 a->b {roce['ab']} ({roce_bytes['ab']} B), "
           f"b->a {roce['ba']} ({roce_bytes['ba']} B); {tcp}; other {other}")
     bad = []
-    if o.rdma:
+    if o.rdma or o.roce:
         for w in ("ab", "ba"):
             if roce[w] < o.min:
                 bad.append(f"only {roce[w]} RoCEv2 frames {w[0]}->{w[1]} (want >= {o.min})")
