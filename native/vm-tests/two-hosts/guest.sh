@@ -1,0 +1,360 @@
+#!/usr/bin/env bash
+# The two-host suite, run INSIDE both guests by native/vm/two-hosts.sh:  guest.sh a|b
+#   a = 10.9.9.1 runs the clients and drives the steps; b = 10.9.9.2 runs the servers. rxe0 sits on each guest's
+#   virtio NIC; the NICs share one virtual Ethernet wire that exists only between the two qemu processes.
+# The guests coordinate through files in a shared 9p folder (/sdp4j-shared/ctl, no caching: each read sees the
+# other guest's writes), never over the wire, so the wire carries only what a step measures. Per step S:
+#   a: S.cap-start -> (host: filter-dump on, S.cap-on) -> S.expect, S.serve -> (b: server up, S.ready)
+#      -> client runs -> S.client-done -> (b: server stopped, S.server-done) -> S.cap-stop -> (host: S.cap-off)
+# Each side writes its verdict to /sdp4j-shared/results/S.a|S.b ("STATUS SECONDS DETAIL"); the host adds the
+# capture check (native/vm/pcapcheck.py, expectation in S.expect) and writes summary.txt.
+# Steps (b's server and a's client both under the agent unless said otherwise):
+#   wire            ping across the wire, rxe0 ACTIVE on both
+#   echo-net        java.net echo a->b on 'use sdp': 1 MiB + a random-size stream, random write/read sizes, byte for byte
+#   echo-nio        the same with NIO SocketChannel/ServerSocketChannel
+#   jcc-sdp         IBM JCC on a -> Derby 10.8.3.0 DRDA on b, both 'use sdp': ROWS INSERTs, SELECT, every row checked
+#   jcc-both-tcp    JCC on 'use both' -> Derby on TCP only: the rsocket attempt is refused, TCP carries it
+#                   (the fallback steps use SDP4J_2H_FALLBACK_ROWS rows, default 1000)
+#   pg-preload      PostgreSQL (Debian) on b under LD_PRELOAD=librspreload.so, pgjdbc on a on 'use sdp'
+#   ucx             java.net echo a->b on 'use ucx' both ends: must ride UCX, not fall back (needs the cross-host
+#                   rendezvous; until it exists this step FAILS with the reason)
+#   jcc-both-norxe  b's rxe0 removed (rdma link delete): JCC on 'use both' makes a bounded RDMA attempt, falls back,
+#                   the second connection goes straight to TCP (negative cache), every row checked
+set -uo pipefail
+role=${1:?usage: guest.sh a|b}
+repo=$(cd "$(dirname "$0")/../../.." && pwd)
+A=10.9.9.1 B=10.9.9.2
+case "$role" in a) me=$A ;; b) me=$B ;; *) echo "role must be a or b" >&2; exit 2 ;; esac
+sh=/sdp4j-shared
+mkdir -p $sh
+mountpoint -q $sh || mount -t 9p -o trans=virtio,version=9p2000.L,msize=512000 sdp4jshared $sh || exit 3
+ctl=$sh/ctl res=$sh/results
+mkdir -p $ctl $res
+out=${SDP4J_OUT:-/tmp/sdp4j-2h}
+work=/tmp/sdp4j-2h && mkdir -p $work
+java=${JAVA_HOME:+$JAVA_HOME/bin/}java
+agent=$repo/sdp-jdbc/target/sdp4j-agent.jar
+vmlib=$repo/sdp-jni/target/vm-lib
+tc=$repo/sdp-jni/target/test-classes
+preload=$(ls /usr/lib/x86_64-linux-gnu/rsocket/librspreload.so 2>/dev/null || dpkg -L librdmacm1 | grep 'librspreload.so$' | head -1)
+jvm=(-XX:+UseSerialGC -XX:TieredStopAtLevel=1 -Xshare:auto -Djava.net.preferIPv4Stack=true)
+rows=${SDP4J_2H_ROWS:-4000}
+# the fallback steps prove "TCP carried it, nothing lost"; fewer rows keep the suite within its time budget
+fallback_rows=${SDP4J_2H_FALLBACK_ROWS:-1000}
+STEPS=(wire echo-net echo-nio jcc-sdp jcc-both-tcp pg-preload ucx jcc-both-norxe)
+[ -n "${SDP4J_2H_STEPS:-}" ] && read -r -a STEPS <<< "$SDP4J_2H_STEPS"
+hw=/sys/class/infiniband/rxe0/ports/1/hw_counters
+
+log() { echo "== [$role] $(date +%T) $*"; }
+put() { printf '%s\n' "$2" > "$ctl/.$1.tmp" && mv "$ctl/.$1.tmp" "$ctl/$1"; }
+await() { # NAME SECONDS: 0 once ctl/NAME exists; 1 after SECONDS or when the other side aborted
+  local i
+  for ((i = 0; i < $2 * 5; i++)); do
+    [ -e "$ctl/$1" ] && return 0
+    [ -e "$ctl/abort" ] && return 1
+    sleep 0.2
+  done
+  echo "[$role] timed out after $2 s waiting for $1"
+  return 1
+}
+wait_for_line() { # FILE PATTERN SECONDS
+  local i
+  for ((i = 0; i < $3 * 5; i++)); do grep -q "$2" "$1" 2>/dev/null && return 0; sleep 0.2; done
+  return 1
+}
+counters() { echo "$(cat $hw/sent_pkts 2>/dev/null || echo 0) $(cat $hw/rcvd_pkts 2>/dev/null || echo 0)"; }
+delta() { # BEFORE AFTER MIN -> text; 0 when both grew by MIN
+  local s0 r0 s1 r1
+  read -r s0 r0 <<< "$1"; read -r s1 r1 <<< "$2"
+  echo "rxe0 sent +$((s1 - s0)) rcvd +$((r1 - r0))"
+  [ $((s1 - s0)) -ge "$3" ] && [ $((r1 - r0)) -ge "$3" ]
+}
+conf() { # FILE RULE... : a libsdp.conf with decision logging
+  local f=$1; shift
+  printf '%s\n' 'log min-level 7 destination stderr' "$@" > "$f"
+}
+ajava() { # CONF CLASSPATH MAIN ARGS...: a JVM under the agent
+  local c=$1 cp=$2; shift 2
+  "$java" "${jvm[@]}" -javaagent:"$agent"=conf="$c" -cp "$cp" "$@"
+}
+jdbc_cp=$tc:$vmlib/jcc.jar:$vmlib/derby.jar:$vmlib/derbynet.jar:$vmlib/pgjdbc.jar
+jextra=()
+jcc_props=(user=app password=app securityMechanism=3 retrieveMessagesFromServerOnGetMessage=true)
+
+# ---------------------------------------------------------------- the steps: server_S on b, client_S on a
+# Each prints its log, returns its status and may set 'detail'. S.expect (set by a) is the capture check's arguments.
+expect_wire="--rdma 7470 --min 4"
+client_wire() {
+  busybox ping -c 3 -W 5 $B || return 1
+  rdma link show rxe0/1 | grep 'state ACTIVE' || return 1
+  # one RDMA exchange across the wire, so the capture holds RoCEv2 both ways: rping (rdma_cm + RC verbs)
+  timeout 60 rping -c -a $B -C 3 -S 64 -v -p 7470
+}
+serve_wire() { timeout 90 rping -s -a $B -C 3 -S 64 -p 7470 > "$out/wire-rping.log" 2>&1 & srv=$!; sleep 2; echo listening; }
+
+echo_server() { # MODE PORT FAMILY
+  conf $work/$1-server.conf "use $3 server * $B:$2" 'use tcp server * *:*'
+  timeout 600 "$java" "${jvm[@]}" -javaagent:"$agent"=conf=$work/$1-server.conf -cp "$tc" \
+    org.sdp4j.rsocket.TwoHostEcho server "$1" $B "$2" 2 > "$out/$step-server.log" 2>&1 &
+  srv=$!
+  wait_for_line "$out/$step-server.log" listening 180
+}
+echo_client() { # MODE PORT FAMILY
+  conf $work/$1-client.conf "use $3 client * $B:$2" 'use tcp client * *:*'
+  timeout 600 "$java" "${jvm[@]}" -javaagent:"$agent"=conf=$work/$1-client.conf -cp "$tc" \
+    org.sdp4j.rsocket.TwoHostEcho client "$1" $B "$2" "$RANDOM$RANDOM" 1048576 r > "$out/$step-client.log" 2>&1
+  local rc=$?
+  cat "$out/$step-client.log"
+  [ $rc = 0 ] || return $rc
+  [ "$(grep -c 'echoed byte for byte' "$out/$step-client.log")" = 2 ] || { echo "not two streams echoed"; return 4; }
+  grep -q "client $B:$2 .*family=$3 transport=$4" "$out/$step-client.log" ||
+    { echo "the client's decision log does not show family=$3 transport=$4 to $B:$2"; return 3; }
+}
+echo_server_check() { # PORT FAMILY TRANSPORT
+  grep -q "server $B:$1 .*family=$2 transport=$3" "$out/$step-server.log" ||
+    { echo "the server's decision log does not show family=$2 transport=$3 on $B:$1"; return 3; }
+}
+
+expect_echo_net="--rdma 7474"
+serve_echo_net() { echo_server net 7474 sdp; }
+client_echo_net() { echo_client net 7474 sdp rsocket; }
+check_echo_net() { echo_server_check 7474 sdp rsocket; }
+
+expect_echo_nio="--rdma 7475"
+serve_echo_nio() { echo_server nio 7475 sdp; }
+client_echo_nio() { echo_client nio 7475 sdp rsocket; }
+check_echo_nio() { echo_server_check 7475 sdp rsocket; }
+
+expect_ucx="--rdma 7476"
+serve_ucx() { echo_server net 7476 ucx; }
+client_ucx() {
+  echo_client net 7476 ucx ucx; local rc=$?
+  if [ $rc = 3 ] && grep -q "client $B:7476 .*transport=tcp" "$out/$step-client.log"; then
+    echo "UCX across hosts: NOT BUILT — 'use ucx' fell back to TCP:"
+    grep "client $B:7476" "$out/$step-client.log"
+  fi
+  return $rc
+}
+check_ucx() { echo_server_check 7476 ucx ucx+tcp; }
+
+derby_server() { # PORT SERVER-RULE
+  rm -f $work/derby-stop
+  conf $work/$step-server.conf "$2" 'use tcp server * *:*'
+  timeout 900 "$java" "${jvm[@]}" -javaagent:"$agent"=conf=$work/$step-server.conf -cp "$jdbc_cp" \
+    org.sdp4j.rsocket.TwoHostJdbc derby-server $B "$1" $work/derby-stop > "$out/$step-server.log" 2>&1 &
+  srv=$!
+  wait_for_line "$out/$step-server.log" 'DRDA server listening' 300
+}
+stop_server() { # a Derby server stops on its file; anything else on SIGTERM; both bounded
+  touch $work/derby-stop
+  local i
+  for ((i = 0; i < 300; i++)); do kill -0 "$srv" 2>/dev/null || break; sleep 0.2; done
+  kill "$srv" 2>/dev/null
+  wait "$srv"
+}
+jcc_client() { # PORT CLIENT-RULE CONNECTIONS ROWS
+  conf $work/$step-client.conf "$2" 'use tcp client * *:*'
+  timeout 900 "$java" "${jvm[@]}" "${jextra[@]}" -javaagent:"$agent"=conf=$work/$step-client.conf -cp "$jdbc_cp" \
+    org.sdp4j.rsocket.TwoHostJdbc client "jdbc:db2://$B:$1/\"testdb;create=true\"" "$4" "$3" "${jcc_props[@]}" \
+    > "$out/$step-client.log" 2>&1
+  local rc=$?
+  cat "$out/$step-client.log"
+  [ $rc = 0 ] && grep -q 'every row checked' "$out/$step-client.log" && grep -q DROPPED "$out/$step-client.log"
+}
+
+expect_jcc_sdp="--rdma 50123"
+serve_jcc_sdp() { derby_server 50123 "use sdp server * $B:50123"; }
+client_jcc_sdp() {
+  jcc_client 50123 "use sdp client * $B:50123" 1 "$rows" || return 1
+  grep -q "client $B:50123 .*family=sdp transport=rsocket" "$out/$step-client.log" ||
+    { echo "the client's decision log does not show transport=rsocket"; return 3; }
+}
+check_jcc_sdp() {
+  grep -q "server $B:50123 .*family=sdp transport=rsocket" "$out/$step-server.log" ||
+    { echo "the server's decision log does not show transport=rsocket"; return 3; }
+}
+
+expect_jcc_both_tcp="--tcp 50124"
+serve_jcc_both_tcp() { derby_server 50124 "use tcp server * $B:50124"; }
+client_jcc_both_tcp() {
+  jcc_client 50124 "use both client * $B:50124" 1 "$fallback_rows" || return 1
+  grep -q "client $B:50124 .*family=both transport=tcp fallback=\"rsocket connect failed" "$out/$step-client.log" ||
+    { echo "the client's decision log does not show the fallback from rsocket to tcp"; return 3; }
+}
+check_jcc_both_tcp() {
+  grep -q "server $B:50124 .*family=tcp transport=tcp" "$out/$step-server.log" ||
+    { echo "the server's decision log does not show a TCP-only listener"; return 3; }
+}
+
+expect_jcc_both_norxe="--tcp 50125"
+serve_jcc_both_norxe() {
+  # no RDMA device at all on b from here on (this is the last step)
+  rdma link delete rxe0 || return 1
+  ls /sys/class/infiniband/ 2>/dev/null | grep . && { echo "an RDMA device is still there"; return 1; }
+  derby_server 50125 "use both server * $B:50125"
+}
+client_jcc_both_norxe() {
+  local t0=$(date +%s%N) rc
+  # the negative cache remembers a failed destination for sdp4j.both.retry (60 s by default); under TCG the first
+  # connection's workload outlasts that, so the window is widened for this client
+  jextra=(-Dsdp4j.both.retry=900000)
+  jcc_client 50125 "use both client * $B:50125" 2 "$fallback_rows"; rc=$?
+  jextra=()
+  echo "client run: $(( ($(date +%s%N) - t0) / 1000000 )) ms"
+  [ $rc = 0 ] || return 1
+  local first second
+  first=$(grep "client $B:50125 " "$out/$step-client.log" | grep 'family=both' | head -1)
+  second=$(grep "client $B:50125 " "$out/$step-client.log" | grep 'family=both' | sed -n 2p)
+  echo "first connection:  $first"; echo "second connection: $second"
+  echo "$first" | grep -q 'transport=tcp fallback="rsocket connect failed' ||
+    { echo "the first connection did not make an RDMA attempt and fall back"; return 3; }
+  echo "$second" | grep -q 'transport=tcp fallback="rsocket to .* failed .* ago' ||
+    { echo "the second connection did not go straight to TCP from the negative cache"; return 3; }
+}
+check_jcc_both_norxe() {
+  grep -q "server $B:50125 .*family=both transport=tcp" "$out/$step-server.log" ||
+    { echo "b's 'use both' listener did not degrade to TCP without a device"; return 3; }
+}
+
+# PostgreSQL from Debian on b under librspreload (rsockets under an unmodified native server)
+pgbin=$(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -1)
+pgdir=/tmp/sdp4j-pg
+expect_pg_preload="--rdma 5432"
+serve_pg_preload() {
+  mkdir -p $pgdir && chown postgres:postgres $pgdir
+  runuser -u postgres -- "$pgbin/initdb" -D $pgdir/data -A trust -U postgres -E UTF8 --no-sync --no-instructions \
+    > "$out/pg-initdb.log" 2>&1 || { tail -20 "$out/pg-initdb.log"; return 1; }
+  # only TCP goes through the preload (rsockets); the unix socket in $pgdir is the local admin path
+  runuser -u postgres -- env LD_PRELOAD="$preload" timeout 900 "$pgbin/postgres" -D $pgdir/data -p 5432 -k $pgdir \
+    -c listen_addresses=$B -c fsync=off -c synchronous_commit=off -c full_page_writes=off -c max_connections=10 \
+    -c shared_buffers=16MB -c log_connections=on -c log_disconnections=on > "$out/$step-server.log" 2>&1 &
+  srv=$!
+  local i
+  for ((i = 0; i < ${SDP4J_2H_PG_WAIT:-60}; i++)); do "$pgbin/pg_isready" -q -h $pgdir -p 5432 && break; sleep 1; done
+  if ! "$pgbin/createdb" -h $pgdir -p 5432 -U postgres sdp4j; then
+    pg_diagnose
+    return 1
+  fi
+  echo listening
+}
+# Why PostgreSQL did not come up under the preload: its log, the kernel's word on rdma_cm use after fork, and where
+# each postgres process waits (a child blocked forever shows up in its kernel stack and in a few seconds of strace).
+pg_diagnose() {
+  echo "---- PostgreSQL under librspreload did not become ready; its log:"
+  tail -n 15 "$out/$step-server.log"
+  echo "---- kernel messages about rdma_cm / uverbs:"
+  dmesg | grep -E 'ucma|uverbs|changed security contexts' | tail -5
+  echo "---- postgres processes (pid, state, kernel wait channel):"
+  ps -o pid,ppid,stat,wchan:24,args -u postgres
+  local p
+  for p in $(pgrep -u postgres postgres | tail -n +2 | head -4); do
+    echo "---- pid $p ($(tr '\0' ' ' < /proc/$p/cmdline | cut -c1-60)): kernel stack"
+    head -n 6 /proc/$p/stack 2>/dev/null
+    if command -v strace >/dev/null; then
+      echo "---- pid $p: 3 s of strace"
+      timeout 3 strace -p "$p" 2>&1 | head -n 8
+    fi
+  done
+}
+client_pg_preload() {
+  conf $work/pg-client.conf "use sdp client * $B:5432" 'use tcp client * *:*'
+  timeout 900 "$java" "${jvm[@]}" -javaagent:"$agent"=conf=$work/pg-client.conf -cp "$jdbc_cp" \
+    org.sdp4j.rsocket.TwoHostJdbc client "jdbc:postgresql://$B:5432/sdp4j" "$rows" 2 user=postgres \
+    connectTimeout=60 socketTimeout=300 > "$out/$step-client.log" 2>&1
+  local rc=$?
+  cat "$out/$step-client.log"
+  [ $rc = 0 ] && grep -q 'every row checked' "$out/$step-client.log" || return 1
+  grep -q "client $B:5432 .*family=sdp transport=rsocket" "$out/$step-client.log" ||
+    { echo "the client's decision log does not show transport=rsocket"; return 3; }
+}
+check_pg_preload() { grep -c 'connection authorized' "$out/$step-server.log" | grep -qv '^0$' ||
+  { echo "the server log shows no authorized connection"; return 3; }; }
+# A postmaster whose children hang (see pg_diagnose) does not stop on pg_ctl: its whole tree is killed, bounded.
+stop_pg() {
+  runuser -u postgres -- "$pgbin/pg_ctl" stop -D $pgdir/data -m fast -w -t 20 >/dev/null 2>&1
+  local i
+  for ((i = 0; i < 50; i++)); do kill -0 "$srv" 2>/dev/null || break; sleep 0.2; done
+  kill_tree "$srv"
+  wait "$srv"
+  return 0
+}
+kill_tree() { local c; for c in $(ps -o pid= --ppid "$1"); do kill_tree "$c"; done; kill -KILL "$1" 2>/dev/null; }
+
+# the 'bench' step (JMH across the wire; not in the default list): benchmarks/two-hosts-bench.sh
+. "$(dirname "$0")/bench.sh"
+
+fn() { echo "$1_${2//-/_}"; }
+record() { # STEP STATUS SECONDS DETAIL
+  printf '%s %s %s\n' "$2" "$3" "$4" > "$res/.$1.$role.tmp" && mv "$res/.$1.$role.tmp" "$res/$1.$role"
+  log "$1: status $2 (${3}s) $4"
+  [ "$2" = 0 ] || bad=$((bad + 1))
+}
+bad=0
+
+# ---------------------------------------------------------------- b: serve each step a asks for
+run_b() {
+  local step t0 c0 c1 rc d drc min
+  for step in "${STEPS[@]}"; do
+    await "$step.serve" 1200 || return 1
+    log "$step: starting the server"
+    t0=$(date +%s); c0=$(counters); srv=
+    "$(fn serve "$step")" > "$out/$step-serve.out" 2>&1; rc=$?
+    cat "$out/$step-serve.out"
+    if [ $rc = 0 ]; then put "$step.ready" ok; else put "$step.ready" "failed $rc"; fi
+    await "$step.client-done" 1200
+    case "$step" in pg-preload) stop_pg ;; *) [ -n "$srv" ] && stop_server ;; esac
+    src=$?
+    [ "$step" = wire ] && src=0
+    cat "$out/$step-server.log" 2>/dev/null | tail -40
+    [ $rc = 0 ] && rc=$src
+    if [ $rc = 0 ] && declare -F "$(fn check "$step")" >/dev/null; then "$(fn check "$step")"; rc=$?; fi
+    c1=$(counters)
+    min=256; case "$step" in wire) min=4 ;; jcc-both-tcp|jcc-both-norxe) min=0 ;; esac
+    d=$(delta "$c0" "$c1" $min); drc=$?
+    [ -d $hw ] || { d="no RDMA device (rxe0 deleted)"; drc=0; }
+    [ $rc = 0 ] && rc=$drc
+    record "$step" $rc $(( $(date +%s) - t0 )) "$d"
+    put "$step.server-done" $rc
+  done
+  [ $bad = 0 ]
+}
+
+# ---------------------------------------------------------------- a: drive each step
+run_a() {
+  local step t0 c0 c1 rc d drc min e
+  printf '%s\n' "${STEPS[@]}" > $sh/steps.planned
+  for step in "${STEPS[@]}"; do
+    log "$step"
+    t0=$(date +%s)
+    put "$step.cap-start" 1
+    await "$step.cap-on" 120 || { record "$step" 90 0 "no capture"; put abort 1; return 1; }
+    e=expect_${step//-/_}; put "$step.expect" "${!e}"
+    c0=$(counters)
+    put "$step.serve" 1
+    rc=0
+    await "$step.ready" 600 || rc=91
+    if [ $rc = 0 ] && [ "$(cat "$ctl/$step.ready")" != ok ]; then echo "b could not start its server"; rc=92; fi
+    if [ $rc = 0 ]; then "$(fn client "$step")"; rc=$?; fi
+    c1=$(counters)
+    put "$step.client-done" $rc
+    await "$step.server-done" 600
+    put "$step.cap-stop" 1
+    await "$step.cap-off" 120
+    min=256; case "$step" in wire) min=4 ;; jcc-both-tcp|jcc-both-norxe) min=0 ;; esac
+    d=$(delta "$c0" "$c1" $min); drc=$?
+    [ $rc = 0 ] && rc=$drc
+    record "$step" $rc $(( $(date +%s) - t0 )) "$d"
+  done
+  [ $bad = 0 ]
+}
+
+log "guest $role ($me): $(rdma link show rxe0/1 2>&1)"
+[ -f "$agent" ] && [ -f "$tc/org/sdp4j/rsocket/TwoHostEcho.class" ] && [ -f "$vmlib/pgjdbc.jar" ] ||
+  { echo "missing the agent, the test classes or vm-lib: build on the host first (mvn package)"; put abort 1; exit 2; }
+put "up.$role" 1
+other=b; [ "$role" = b ] && other=a
+await "up.$other" 600 || { put abort 1; exit 1; }
+if [ "$role" = a ]; then run_a; else run_b; fi
+rc=$?
+put "end.$role" $rc
+exit $rc
