@@ -306,7 +306,7 @@ final class UcxServerSocketChannel extends ServerSocketChannel implements Transp
                 while (true) {
                     UcxConnection c = null;
                     try {
-                        c = UcxConnection.accept(ch, where);
+                        c = Handshake.accept(ch, where);
                     } catch (ClosedChannelException e) {
                         if (!blocking) {
                             throw e;

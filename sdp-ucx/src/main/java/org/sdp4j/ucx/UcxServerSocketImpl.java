@@ -109,7 +109,7 @@ final class UcxServerSocketImpl extends SocketImpl {
                 }
                 UcxConnection c;
                 try {
-                    c = UcxConnection.accept(ch, where);
+                    c = Handshake.accept(ch, where);
                 } catch (ClosedChannelException e) {
                     throw new SocketException("Socket closed");
                 } catch (IOException e) {
