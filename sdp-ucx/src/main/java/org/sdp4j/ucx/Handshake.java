@@ -6,7 +6,6 @@ import java.net.InetAddress;
 import java.net.SocketException;
 import java.net.SocketTimeoutException;
 import java.nio.ByteBuffer;
-import java.nio.channels.ServerSocketChannel;
 import java.nio.channels.SocketChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -24,73 +23,130 @@ import org.openucx.jucx.ucp.UcpWorker;
 final class Handshake {
     private Handshake() {}
 
-    /** Client side: find the listener for {@code addr:port} on this host and connect within the timeout. */
+    /** The layout every peer's worker address must have: this process's own (same UCX, same configuration). */
+    private static volatile WorkerAddress template;
+
+    private static WorkerAddress template(UcpWorker w) throws SocketException {
+        WorkerAddress t = template;
+        if (t == null) {
+            template = t = WorkerAddress.template(w.getAddress());
+        }
+        return t;
+    }
+
+    /**
+     * Client side: the whole connect, rendezvous and handshake within {@code timeoutMillis} (0: the handshake
+     * bound). The client learns from the kernel who owns the TCP listener of {@code addr:port}, looks for the
+     * rendezvous only in that account's directory, and checks the peer's credentials before it sends a byte.
+     */
     static UcxConnection connect(InetAddress addr, int port, int timeoutMillis) throws IOException {
         String where = Rendezvous.hostPort(addr, port);
+        long deadline = System.nanoTime() + Math.min(timeoutMillis > 0 ? timeoutMillis : Integer.MAX_VALUE,
+                Rendezvous.HANDSHAKE_MILLIS) * 1_000_000L;
         if (!Rendezvous.isLocal(addr)) {
             throw new ConnectException("UCX to " + where + ": not an address of this host, and sdp4j's UCX "
                     + "rendezvous reaches only this host");
         }
-        SocketChannel ch = null;
-        IOException last = null;
-        for (Path p : Rendezvous.candidates(addr, port)) {
-            if (!Files.exists(p)) {
-                continue;
-            }
-            try {
-                ch = Rendezvous.connect(p);
-                break;
-            } catch (IOException e) {
-                last = e; // a listener that died without removing its socket
-            }
+        PeerCheck.Listener l = PeerCheck.listenerFor(addr, port);
+        if (l == null) {
+            throw new ConnectException("UCX to " + where + ": no TCP listener on that address and port");
         }
-        if (ch == null) {
-            throw (ConnectException) new ConnectException("UCX to " + where + ": no sdp4j UCX listener ("
-                    + (last == null ? "no rendezvous socket " : "stale rendezvous socket ")
-                    + Rendezvous.candidates(addr, port) + ")").initCause(last);
+        int me = PeerCheck.euid();
+        if (l.uid() != me) {
+            throw new ConnectException("UCX to " + where + ": its TCP listener belongs to uid " + l.uid()
+                    + " and this process runs as uid " + me + "; UCX connects two processes of one account only "
+                    + "(shared memory cannot be private between two accounts), so TCP carries this connection");
         }
-        long deadline = System.nanoTime() + Math.min(timeoutMillis > 0 ? timeoutMillis : Integer.MAX_VALUE,
-                Rendezvous.HANDSHAKE_MILLIS) * 1_000_000L;
+        Path dir = Rendezvous.accountDir(l.uid());
+        Rendezvous.checkDir(dir, l.uid());
+        Path p = dir.resolve(Rendezvous.name(l.address(), port));
+        if (!Files.exists(p, java.nio.file.LinkOption.NOFOLLOW_LINKS)) {
+            throw new ConnectException("UCX to " + where + ": no sdp4j UCX listener (" + p + " absent)");
+        }
+        SocketChannel ch;
+        try {
+            ch = Rendezvous.connect(p, deadline);
+        } catch (SocketTimeoutException e) {
+            throw e;
+        } catch (IOException e) {
+            throw (ConnectException) new ConnectException("UCX to " + where + ": no live sdp4j UCX listener at " + p
+                    + " (" + e.getMessage() + ")").initCause(e);
+        }
+        try {
+            java.nio.file.attribute.UserPrincipal peer = Rendezvous.peerUser(ch);
+            if (!peer.equals(Rendezvous.owner(dir))) {
+                throw new ConnectException("UCX to " + where + ": the rendezvous socket " + p + " is served by user "
+                        + peer.getName() + ", not by the owner of the TCP listener (uid " + l.uid() + ")");
+            }
+        } catch (IOException | RuntimeException e) {
+            closeQuietly(ch);
+            throw e;
+        }
         return handshake(ch, deadline, where, true);
     }
 
-    /** Server side: a connection accepted on the rendezvous listener. */
-    static UcxConnection accept(ServerSocketChannel listener, String where) throws IOException {
-        SocketChannel ch = listener.accept();
-        if (ch == null) {
-            return null;
+    /**
+     * Server side, for a connection just accepted on the rendezvous listener: the client's account must be this
+     * process's (checked before a byte of it is read), its hello well-formed, all within the handshake bound.
+     */
+    static UcxConnection serve(SocketChannel ch, String where, java.nio.file.attribute.UserPrincipal own)
+            throws IOException {
+        java.nio.file.attribute.UserPrincipal peer;
+        try {
+            peer = Rendezvous.peerUser(ch);
+        } catch (IOException | RuntimeException e) {
+            closeQuietly(ch);
+            throw new SocketException("UCX listener " + where + ": no peer credentials: " + e);
+        }
+        if (!peer.equals(own)) {
+            closeQuietly(ch);
+            throw new SocketException("UCX listener " + where + ": refused a rendezvous from user " + peer.getName()
+                    + " (not this process's account " + own.getName() + "; such clients use TCP)");
         }
         return handshake(ch, System.nanoTime() + Rendezvous.HANDSHAKE_MILLIS * 1_000_000L, where, false);
     }
 
+    /** Exchanges and checks worker addresses, creates and wires up the endpoint; no UCX exception escapes. */
     static UcxConnection handshake(SocketChannel ch, long deadline, String where, boolean client)
             throws IOException {
         UcpWorker w = null;
         UcpEndpoint ep = null;
         try {
             w = WorkerPool.take();
+            WorkerAddress t = template(w);
             int id = UcxConnection.IDS.incrementAndGet() & 0xFFFF;
             Rendezvous.Peer peer;
             if (client) {
                 Rendezvous.writeFully(ch, Rendezvous.hello(w.getAddress(), id));
-                peer = Rendezvous.readHello(ch, deadline, where);
+                peer = Rendezvous.readHello(ch, deadline, where, t);
                 ep = w.newEndpoint(new UcpEndpointParams().setUcpAddress(peer.workerAddress()));
             } else {
-                peer = Rendezvous.readHello(ch, deadline, where);
+                peer = Rendezvous.readHello(ch, deadline, where, t);
                 ep = w.newEndpoint(new UcpEndpointParams().setUcpAddress(peer.workerAddress()));
                 Rendezvous.writeFully(ch, Rendezvous.hello(w.getAddress(), id));
             }
-            wireUp(w, ep, deadline, where);
+            ByteBuffer early = wireUp(w, ep, ch, deadline, where);
             UcxConnection c = new UcxConnection(w, ep, ch, id, peer.id());
+            if (early.position() > 0) {
+                c.pendingControl = early.flip(); // the start of the peer's end-of-stream marker, for the watchdog
+            }
             Watchdog.watch(c);
             return c;
         } catch (IOException | RuntimeException e) {
             closeQuietly(ch);
-            if (ep != null) {
-                ep.closeNonBlockingForce();
+            try {
+                if (ep != null) {
+                    ep.closeNonBlockingForce();
+                }
+            } catch (RuntimeException ignore) {
+                // jucx's UcxException (e.g. "Invalid parameter"): destroying the worker releases the endpoint
             }
-            if (w != null) {
-                w.close();
+            try {
+                if (w != null) {
+                    w.close();
+                }
+            } catch (RuntimeException ignore) {
+                // nothing more to release
             }
             if (e instanceof IOException io) {
                 throw io;
@@ -105,7 +161,13 @@ final class Handshake {
      * replies from a peer whose worker nobody progresses (an idle reader) — a TCP connection never needs the
      * peer's cooperation to accept a small write.
      */
-    private static void wireUp(UcpWorker w, UcpEndpoint ep, long deadline, String where) throws IOException {
+    private static ByteBuffer wireUp(UcpWorker w, UcpEndpoint ep, SocketChannel ch, long deadline, String where)
+            throws IOException {
+        // non-blocking, to notice a peer that hangs up instead of wiring up rather than hold a thread 5 s for it;
+        // a byte that arrives instead is the start of the marker of a peer that is done already: handed on
+        ch.configureBlocking(false);
+        ByteBuffer probe = ByteBuffer.allocate(1);
+        int idle = 0;
         ByteBuffer b = ByteBuffer.allocateDirect(16);
         b.putLong(0, Rendezvous.MAGIC);
         UcpRequest sent = ep.sendStreamNonBlocking(UcxUtils.getAddress(b), 8, null);
@@ -115,6 +177,9 @@ final class Handshake {
             try {
                 if (w.progress() == 0) {
                     Thread.yield(); // the peer's thread doing the same may need this CPU
+                    if ((++idle & 63) == 0 && probe.hasRemaining() && ch.read(probe) < 0) {
+                        throw new SocketException("UCX " + where + ": the peer hung up during the wire-up");
+                    }
                 }
             } catch (Exception e) {
                 throw new IOException("UCX " + where + ": wire-up failed: " + e.getMessage(), e);
@@ -126,10 +191,12 @@ final class Handshake {
                 throw new SocketTimeoutException("UCX " + where + ": no wire-up within the handshake time");
             }
         }
+        ch.configureBlocking(true);
         if (sent.getStatus() != 0 || got.getStatus() != 0 || b.getLong(8) != Rendezvous.MAGIC) {
             throw new SocketException("UCX " + where + ": wire-up exchange failed (status " + sent.getStatus()
                     + "/" + got.getStatus() + ")");
         }
+        return probe;
     }
 
     private static void closeQuietly(java.io.Closeable c) {
