@@ -176,8 +176,15 @@ final class Handshake {
         while (!sent.isCompleted() || !got.isCompleted()) {
             try {
                 if (w.progress() == 0) {
-                    Thread.yield(); // the peer's thread doing the same may need this CPU
-                    if ((++idle & 63) == 0 && probe.hasRemaining() && ch.read(probe) < 0) {
+                    // the peer's thread doing the same needs a CPU: yield, then nap (a burst of handshakes on two
+                    // cores must not spend them spinning)
+                    if (++idle < 64) {
+                        Thread.yield();
+                    } else {
+                        java.util.concurrent.locks.LockSupport.parkNanos(Math.min(1_000_000L, 10_000L << Math.min(
+                                idle - 64, 7)));
+                    }
+                    if ((idle & 15) == 0 && probe.hasRemaining() && ch.read(probe) < 0) {
                         throw new SocketException("UCX " + where + ": the peer hung up during the wire-up");
                     }
                 }

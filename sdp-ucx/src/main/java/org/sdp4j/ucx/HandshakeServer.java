@@ -76,6 +76,8 @@ final class HandshakeServer implements AutoCloseable {
             try {
                 Rendezvous.connect(p, System.nanoTime() + 1_000_000_000L).close();
                 live = true;
+            } catch (SocketTimeoutException stuck) {
+                live = true; // a listener that never accepts (its backlog full for a second) is not ours to replace
             } catch (IOException stale) {
                 live = false;
             }

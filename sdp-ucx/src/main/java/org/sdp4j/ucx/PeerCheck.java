@@ -45,7 +45,13 @@ final class PeerCheck {
             if (Files.size(table) > MAX_TABLE) {
                 throw new IOException(table + " is larger than " + MAX_TABLE + " bytes");
             }
+            // a busy host has tens of thousands of lines: only those with this local port are parsed
+            String tag = String.format(":%04X ", port);
             for (String line : Files.readAllLines(table, StandardCharsets.US_ASCII)) {
+                int at = line.indexOf(tag);
+                if (at < 0 || at > 60 || line.indexOf(" 0A ", at) < 0) {
+                    continue;
+                }
                 Listener l = parse(line, port);
                 if (l == null) {
                     continue;

@@ -33,6 +33,7 @@ public final class Peer {
                     Integer.parseInt(a[4]));
             case "fuzz" -> fuzz(java.nio.file.Path.of(a[1]), Integer.parseInt(a[2]), Long.parseLong(a[3]));
             case "bind" -> bind(Integer.parseInt(a[1]));
+            case "stall" -> org.sdp4j.ucx.attack.Attacker.main(a); // the same account's idle connections
             default -> throw new IllegalArgumentException(a[0]);
         }
     }
