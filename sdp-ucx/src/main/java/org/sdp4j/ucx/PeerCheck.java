@@ -34,34 +34,65 @@ final class PeerCheck {
         }
     }
 
+    /**
+     * Lookups of the last two seconds: reading /proc/net/tcp6 costs the kernel a walk over every TCP socket of the
+     * namespace (0.1-1 s with 10,000-20,000 sockets in TIME_WAIT on a loaded two-core host), far more than a connect.
+     * Staleness cannot send a client to another account: it connects only into the listener uid's own directory and
+     * checks {@code SO_PEERCRED} against that uid on every connect.
+     */
+    private static final long CACHE_NANOS = 2_000_000_000L;
+    private record Cached(Listener listener, long until) {}
+    private static final java.util.Map<java.net.InetSocketAddress, Cached> CACHE =
+            new java.util.concurrent.ConcurrentHashMap<>();
+
     /** The listener the kernel would hand a connection to {@code addr:port}, or {@code null} if none listens. */
     static Listener listenerFor(InetAddress addr, int port) throws IOException {
+        java.net.InetSocketAddress key = new java.net.InetSocketAddress(addr, port);
+        long now = System.nanoTime();
+        Cached c = CACHE.get(key);
+        if (c != null && c.until - now > 0) {
+            return c.listener;
+        }
+        Listener l = lookup(addr, port);
+        if (l != null) {
+            if (CACHE.size() > 1024) {
+                CACHE.clear();
+            }
+            CACHE.put(key, new Cached(l, now + CACHE_NANOS));
+        }
+        return l;
+    }
+
+    private static Listener lookup(InetAddress addr, int port) throws IOException {
         Listener exact = null, any = null;
         boolean v4 = addr instanceof Inet4Address;
         for (Path table : v4 ? List.of(TCP, TCP6) : List.of(TCP6)) {
             if (!Files.isReadable(table)) {
                 continue;
             }
-            if (Files.size(table) > MAX_TABLE) {
-                throw new IOException(table + " is larger than " + MAX_TABLE + " bytes");
-            }
             // a busy host has tens of thousands of lines: only those with this local port are parsed
             String tag = String.format(":%04X ", port);
-            for (String line : Files.readAllLines(table, StandardCharsets.US_ASCII)) {
-                int at = line.indexOf(tag);
-                if (at < 0 || at > 60 || line.indexOf(" 0A ", at) < 0) {
-                    continue;
-                }
-                Listener l = parse(line, port);
-                if (l == null) {
-                    continue;
-                }
-                if (l.address == null) {
-                    if (any == null || table == TCP && v4) {
-                        any = l; // a v4 wildcard serves a v4 client before a dual-stack v6 one
+            try (java.io.BufferedReader in = Files.newBufferedReader(table, StandardCharsets.US_ASCII)) {
+                long read = 0;
+                for (String line; (line = in.readLine()) != null; ) {
+                    if ((read += line.length()) > MAX_TABLE) {
+                        throw new IOException(table + " is longer than " + MAX_TABLE + " bytes");
                     }
-                } else if (sameAddress(l.address, addr)) {
-                    exact = l;
+                    int at = line.indexOf(tag);
+                    if (at < 0 || at > 60 || line.indexOf(" 0A ", at) < 0) {
+                        continue;
+                    }
+                    Listener l = parse(line, port);
+                    if (l == null) {
+                        continue;
+                    }
+                    if (l.address == null) {
+                        if (any == null || table == TCP && v4) {
+                            any = l; // a v4 wildcard serves a v4 client before a dual-stack v6 one
+                        }
+                    } else if (sameAddress(l.address, addr)) {
+                        exact = l;
+                    }
                 }
             }
         }
