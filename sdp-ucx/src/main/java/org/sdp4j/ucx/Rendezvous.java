@@ -47,8 +47,12 @@ final class Rendezvous {
     /** 2: rendezvous by account, peer credentials checked, worker address validated. */
     static final int VERSION = 2;
     static final byte FIN = 1;
-    /** Handshake bound: both ends are local processes; anything slower is a stuck or foreign peer. */
-    static final int HANDSHAKE_MILLIS = 5000;
+    /**
+     * Handshake bound ({@code sdp4j.ucx.handshake}, default 5 s): both ends are local processes; anything slower is a
+     * stuck peer or a machine so loaded that TCP is the better choice. A connect uses the smaller of this and its
+     * own timeout.
+     */
+    static final int HANDSHAKE_MILLIS = org.sdp4j.transport.Props.intProperty("sdp4j.ucx.handshake", 5000, 100);
     static final String PREFIX = "sdp4j-ucx-";
 
     private static final Map<InetAddress, Boolean> LOCAL = new ConcurrentHashMap<>();
