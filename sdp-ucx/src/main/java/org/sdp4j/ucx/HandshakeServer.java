@@ -52,8 +52,10 @@ final class HandshakeServer implements AutoCloseable {
         this.listener = listener;
         this.ready = ready;
         this.own = own;
-        // handshakes beyond MAX_PARALLEL run on the acceptor thread itself: natural back-pressure on the backlog
-        this.handshakes = new ThreadPoolExecutor(0, MAX_PARALLEL, 10, TimeUnit.SECONDS, new SynchronousQueue<>(),
+        // one handshake thread lives as long as the listener; more are started only while it is busy and end
+        // 20 ms after their last handshake (a listener's thread count stays put between bursts); handshakes beyond
+        // MAX_PARALLEL run on the acceptor thread itself: natural back-pressure on the backlog
+        this.handshakes = new ThreadPoolExecutor(1, MAX_PARALLEL, 20, TimeUnit.MILLISECONDS, new SynchronousQueue<>(),
                 r -> {
                     Thread t = new Thread(r, "sdp4j-ucx-handshake-" + THREADS.incrementAndGet());
                     t.setDaemon(true);
@@ -92,6 +94,7 @@ final class HandshakeServer implements AutoCloseable {
             ch.bind(UnixDomainSocketAddress.of(p), backlog > 0 ? Math.max(backlog, 512) : 512);
             pipe = Rendezvous.JDK.openPipe();
             HandshakeServer s = new HandshakeServer(p, where, ch, pipe, Rendezvous.owner(dir));
+            s.handshakes.prestartCoreThread();
             s.acceptor.start();
             return s;
         } catch (IOException | RuntimeException e) {
