@@ -28,7 +28,7 @@ class UcxTransportTest {
     static Path dir;
 
     static final Pattern UCX_LINE = Pattern.compile("sdp4j: ucx connection \\d+ (to|accepted on) 127\\.0\\.0\\.1:(\\d+)"
-            + ": UCX shared memory \\(tls=sm,self\\)");
+            + ": UCX shared memory \\(tls=posix,cma,self\\)");
 
     @Test
     void db2DriverRunsTheSeedWorkloadOverUcxBothEndsOnTheAgent() {

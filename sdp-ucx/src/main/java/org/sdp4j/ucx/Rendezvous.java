@@ -1,6 +1,7 @@
 package org.sdp4j.ucx;
 
 import java.io.IOException;
+import java.net.ConnectException;
 import java.net.InetAddress;
 import java.net.NetworkInterface;
 import java.net.SocketException;
@@ -11,33 +12,48 @@ import java.nio.ByteBuffer;
 import java.nio.channels.SelectionKey;
 import java.nio.channels.Selector;
 import java.nio.channels.SocketChannel;
+import java.nio.file.FileAlreadyExistsException;
 import java.nio.file.Files;
+import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
-import java.util.ArrayList;
-import java.util.List;
+import java.nio.file.attribute.UserPrincipal;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 
+import jdk.net.ExtendedSocketOptions;
+import jdk.net.UnixDomainPrincipal;
+
 /**
- * How two sdp4j processes find each other for UCX without touching the application's TCP port: a listener on
- * {@code addr:port} also binds a Unix domain socket named for that address and port under {@code /dev/shm/sdp4j-ucx}
- * (where UCX's own shared memory lives, so the name is visible exactly where shared memory works). A client
- * connects there, the two exchange UCX worker addresses, and the Unix socket stays open for the connection's life:
- * it carries the end-of-stream marker (UCX streams have none) and its hang-up is how a peer's death is noticed
- * promptly without UCX's peer error handling, which would turn shared memory off.
+ * How two sdp4j processes find each other for UCX without touching the application's TCP port, and without giving
+ * any other account a way in (docs/ucx.md, "Rendezvous"; docs/security-ucx.md).
  *
- * <p>Reaching only this host is deliberate: the TCP port space is the application's, and a remote rendezvous needs
- * a port of its own (or RDMA-CM's separate port space); a destination on another host is reported unreachable and
- * {@code use ucx} falls back to TCP.
+ * <p>A listener on {@code addr:port} binds a Unix domain socket {@code <base>/sdp4j-ucx-<uid>/<addr>-<port>} in a
+ * directory of its own account, mode 0700, created with {@code mkdir} (which follows no symlink) and checked with
+ * {@code lstat} semantics when it exists: a real directory, owned by this uid, nobody else's to write or enter. No
+ * permission is ever changed afterwards and nothing is run. A client first asks the kernel who owns the TCP listener
+ * it would reach ({@link PeerCheck}), looks only in that uid's directory (checked the same way), and before it sends
+ * a byte checks the connected socket's peer credentials ({@code SO_PEERCRED}) against that uid; the server checks
+ * the client's the same way before it reads one. UCX connects two processes of one account only: UCX 1.13's shared
+ * memory cannot be shared privately between two accounts (sysv segments are 0660 to the group; posix and cma need
+ * ptrace rights), so a client of another account uses TCP at once.
+ *
+ * <p>The Unix socket stays open for the connection's life: it carries the end-of-stream marker (UCX streams have
+ * none) and its hang-up is how a peer's death is noticed promptly without UCX's peer error handling, which would
+ * turn shared memory off.
  */
 final class Rendezvous {
     static final long MAGIC = 0x5344503455435831L; // "SDP4UCX1"
-    static final int VERSION = 1;
+    /** 2: rendezvous by account, peer credentials checked, worker address validated. */
+    static final int VERSION = 2;
     static final byte FIN = 1;
-    /** Handshake bound: both ends are local processes; anything slower is a stuck or foreign peer. */
-    static final int HANDSHAKE_MILLIS = 5000;
-    private static final int MAX_ADDRESS = 1 << 16;
+    /**
+     * Handshake bound ({@code sdp4j.ucx.handshake}, default 5 s): both ends are local processes; anything slower is a
+     * stuck peer or a machine so loaded that TCP is the better choice. A connect uses the smaller of this and its
+     * own timeout.
+     */
+    static final int HANDSHAKE_MILLIS = org.sdp4j.transport.Props.intProperty("sdp4j.ucx.handshake", 5000, 100);
+    static final String PREFIX = "sdp4j-ucx-";
 
     private static final Map<InetAddress, Boolean> LOCAL = new ConcurrentHashMap<>();
     /**
@@ -48,27 +64,26 @@ final class Rendezvous {
 
     private Rendezvous() {}
 
-    static Path dir() {
+    /** Where the per-account rendezvous directories live ({@code -Dsdp4j.ucx.dir}, default {@code /dev/shm}). */
+    static Path base() {
         String d = System.getProperty("sdp4j.ucx.dir");
-        return Path.of(d == null || d.isBlank() ? "/dev/shm/sdp4j-ucx" : d.trim());
+        return Path.of(d == null || d.isBlank() ? "/dev/shm" : d.trim());
     }
 
-    /** The rendezvous socket of a listener bound at {@code addr:port} (the wildcard is {@code any}). */
-    static Path path(InetAddress addr, int port) {
+    static Path accountDir(int uid) {
+        return base().resolve(PREFIX + uid);
+    }
+
+    /** The socket's name in its account's directory for a listener bound at {@code addr:port} (wildcard: any). */
+    static String name(InetAddress addr, int port) {
         String key = addr == null || addr.isAnyLocalAddress() ? "any" : addr.getHostAddress().replace(':', '_')
                 .replace('%', '@');
-        return dir().resolve(key + "-" + port);
+        return key + "-" + port;
     }
 
-    /** Where a client looking for {@code addr:port} tries, in order: a listener on that address, then the wildcard. */
-    static List<Path> candidates(InetAddress addr, int port) {
-        List<Path> l = new ArrayList<>(2);
-        l.add(path(addr, port));
-        Path any = path(null, port);
-        if (!l.contains(any)) {
-            l.add(any);
-        }
-        return l;
+    /** Where this process's own listener on {@code addr:port} binds its rendezvous socket. */
+    static Path path(InetAddress addr, int port) throws IOException {
+        return accountDir(PeerCheck.euid()).resolve(name(addr, port));
     }
 
     /** True when {@code a} is an address of this host, the only place the rendezvous reaches. */
@@ -85,38 +100,119 @@ final class Rendezvous {
         });
     }
 
-    static void ensureDir(Path d) throws IOException {
-        if (Files.isDirectory(d)) {
-            return;
-        }
-        try {
-            Files.createDirectories(d);
-            // every user's servers and clients meet here, as on a TCP port: world-writable, sticky like /tmp
-            Files.setPosixFilePermissions(d, PosixFilePermissions.fromString("rwxrwxrwx"));
-            new ProcessBuilder("chmod", "1777", d.toString()).start().waitFor();
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        } catch (IOException e) {
-            if (!Files.isDirectory(d)) {
-                throw new IOException("cannot create the UCX rendezvous directory " + d + ": " + e, e);
-            }
-        }
-    }
-
     static String hostPort(InetAddress a, int port) {
         String h = a.getHostAddress();
         return (h.indexOf(':') >= 0 ? "[" + h + "]" : h) + ":" + port;
     }
 
-    static SocketChannel connect(Path p) throws IOException {
-        SocketChannel ch = Rendezvous.JDK.openSocketChannel(StandardProtocolFamily.UNIX);
+    // ---- directories: created without following links, checked without following links, never chmod-ed ----
+
+    /** This process's own directory, created 0700 if absent; refused (naming why) if it is not safely ours. */
+    static Path ownDir(int euid) throws IOException {
+        Path b = base();
+        checkBase(b);
+        Path d = accountDir(euid);
         try {
-            ch.connect(UnixDomainSocketAddress.of(p));
-            return ch;
-        } catch (IOException e) {
-            ch.close();
-            throw e;
+            Files.createDirectory(d, PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString(
+                    "rwx------")));
+        } catch (FileAlreadyExistsException exists) {
+            // made earlier by this account (or squatted by another: checked next)
         }
+        checkDir(d, euid);
+        return d;
+    }
+
+    /**
+     * A directory fit to hold {@code uid}'s rendezvous sockets: a real directory (not a symlink), owned by
+     * {@code uid}, that no other account may write, list or enter (mode {@code 0700} or narrower).
+     */
+    static void checkDir(Path d, int uid) throws IOException {
+        Map<String, Object> a;
+        try {
+            a = Files.readAttributes(d, "unix:uid,mode,isDirectory,isSymbolicLink", LinkOption.NOFOLLOW_LINKS);
+        } catch (java.nio.file.NoSuchFileException e) {
+            throw new ConnectException("UCX rendezvous directory " + d + " does not exist");
+        }
+        if (Boolean.TRUE.equals(a.get("isSymbolicLink")) || !Boolean.TRUE.equals(a.get("isDirectory"))) {
+            throw new SocketException("UCX rendezvous directory " + d + " is not a directory (a symlink or a file: "
+                    + "another account may have created it first); UCX is off for this uid, TCP is unaffected");
+        }
+        int owner = (Integer) a.get("uid");
+        int mode = (Integer) a.get("mode") & 07777;
+        if (owner != uid) {
+            throw new SocketException("UCX rendezvous directory " + d + " belongs to uid " + owner + ", not " + uid
+                    + " (created first by another account?); UCX is off for this uid, TCP is unaffected");
+        }
+        if ((mode & 077) != 0) {
+            throw new SocketException("UCX rendezvous directory " + d + " has mode " + Integer.toOctalString(mode)
+                    + "; it must be 0700 (no other account may enter it)");
+        }
+    }
+
+    /** The base must not let another account swap the per-account directory: root's or ours, sticky if shared. */
+    private static void checkBase(Path b) throws IOException {
+        Map<String, Object> a = Files.readAttributes(b, "unix:uid,mode,isDirectory", LinkOption.NOFOLLOW_LINKS);
+        int mode = (Integer) a.get("mode");
+        int owner = (Integer) a.get("uid");
+        if (!Boolean.TRUE.equals(a.get("isDirectory"))) {
+            throw new SocketException("UCX rendezvous base " + b + " is not a directory (or is a symlink)");
+        }
+        if ((mode & 022) != 0 && (mode & 01000) == 0) {
+            throw new SocketException("UCX rendezvous base " + b + " is writable by others and not sticky (mode "
+                    + Integer.toOctalString(mode & 07777) + ")");
+        }
+        if (owner != 0 && owner != PeerCheck.euid()) {
+            throw new SocketException("UCX rendezvous base " + b + " belongs to uid " + owner);
+        }
+    }
+
+    // ---- connecting, bounded ----
+
+    /**
+     * Connects to the Unix socket {@code p} before {@code deadline}: a listener whose backlog is full answers
+     * EAGAIN at once (the socket is non-blocking), and the connect is retried, briefly sleeping, until the deadline.
+     */
+    static SocketChannel connect(Path p, long deadline) throws IOException {
+        long nap = 1;
+        while (true) {
+            SocketChannel ch = JDK.openSocketChannel(StandardProtocolFamily.UNIX);
+            try {
+                ch.configureBlocking(false);
+                if (!ch.connect(UnixDomainSocketAddress.of(p))) {
+                    throw new SocketException("UCX rendezvous " + p + ": connect did not complete");
+                }
+                ch.configureBlocking(true);
+                return ch;
+            } catch (IOException e) {
+                ch.close();
+                String m = String.valueOf(e.getMessage());
+                if (!m.contains("temporarily unavailable")) {
+                    throw e;
+                }
+                long left = deadline - System.nanoTime();
+                if (left <= 0) {
+                    throw new SocketTimeoutException("UCX rendezvous " + p + ": backlog full until the deadline");
+                }
+                try {
+                    Thread.sleep(Math.min(nap, Math.max(1, left / 1_000_000L)));
+                } catch (InterruptedException ie) {
+                    Thread.currentThread().interrupt();
+                    throw new java.io.InterruptedIOException("UCX rendezvous connect interrupted");
+                }
+                nap = Math.min(nap * 2, 16);
+            }
+        }
+    }
+
+    /** The account of the process at the other end of a connected rendezvous socket (kernel-reported). */
+    static UserPrincipal peerUser(SocketChannel ch) throws IOException {
+        UnixDomainPrincipal p = ch.getOption(ExtendedSocketOptions.SO_PEERCRED);
+        return p.user();
+    }
+
+    /** The principal of {@code uid}, as the kernel reports owners: the owner of that account's checked directory. */
+    static UserPrincipal owner(Path checkedDir) throws IOException {
+        return Files.getOwner(checkedDir, LinkOption.NOFOLLOW_LINKS);
     }
 
     // ---- the handshake: magic, version, then a length-prefixed UCX worker address ----
@@ -130,7 +226,9 @@ final class Rendezvous {
     /** What the other side sent: its connection number and a direct buffer holding its UCX worker address. */
     record Peer(int id, ByteBuffer workerAddress) {}
 
-    static Peer readHello(SocketChannel ch, long deadlineNanos, String where) throws IOException {
+    /** Reads and checks a hello: nothing of it reaches UCX unless {@code template} accepts the address. */
+    static Peer readHello(SocketChannel ch, long deadlineNanos, String where, WorkerAddress template)
+            throws IOException {
         ByteBuffer head = ByteBuffer.allocate(20);
         readFully(ch, head, deadlineNanos, where);
         head.flip();
@@ -145,12 +243,18 @@ final class Rendezvous {
             throw new SocketException("UCX rendezvous " + where + ": peer speaks version " + version + ", this is "
                     + VERSION);
         }
-        if (len <= 0 || len > MAX_ADDRESS) {
+        if (len <= 0 || len > WorkerAddress.MAX) {
             throw new SocketException("UCX rendezvous " + where + ": worker address of " + len + " bytes");
         }
         ByteBuffer addr = ByteBuffer.allocateDirect(len); // jucx reads the address from native memory
         readFully(ch, addr, deadlineNanos, where);
-        return new Peer(id, addr.flip());
+        addr.flip();
+        try {
+            template.check(addr);
+        } catch (SocketException e) {
+            throw new SocketException("UCX rendezvous " + where + ": " + e.getMessage());
+        }
+        return new Peer(id, addr);
     }
 
     static void writeFully(SocketChannel ch, ByteBuffer b) throws IOException {
@@ -175,7 +279,7 @@ final class Rendezvous {
                     long left = (deadlineNanos - System.nanoTime()) / 1_000_000L;
                     if (left <= 0) {
                         throw new SocketTimeoutException("UCX rendezvous " + where + ": no handshake within "
-                                + HANDSHAKE_MILLIS + " ms");
+                                + "the deadline");
                     }
                     s.select(left);
                     s.selectedKeys().clear();

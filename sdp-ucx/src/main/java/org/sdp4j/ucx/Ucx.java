@@ -9,11 +9,16 @@ import org.openucx.jucx.ucp.UcpParams;
  * the one UCX context every sdp4j UCX connection shares.
  *
  * <p>Properties: {@code -Dsdp4j.ucx.disable=true} turns the transport off; {@code -Dsdp4j.ucx.tls} sets UCX's
- * transport list (default {@code sm,self}: sdp4j's rendezvous only reaches this host, where shared memory is the
- * point, so a connection that works is a shared-memory connection).
+ * transport list (default {@code posix,cma,self}: sdp4j's rendezvous only reaches this host, where shared memory is
+ * the point, so a connection that works is a shared-memory connection; sysv is left out, its segments are 0660).
  */
 public final class Ucx {
-    static final String DEFAULT_TLS = "sm,self";
+    /**
+     * Shared memory that only the two processes can map: posix segments (0600, unlinked, reached through
+     * /proc/PID/fd, which needs ptrace rights over the peer) and cma; not sysv, whose segments are 0660 and so
+     * readable by every member of the creator's group (docs/security-ucx.md).
+     */
+    static final String DEFAULT_TLS = "posix,cma,self";
 
     private Ucx() {}
 

@@ -8,21 +8,15 @@ import java.net.SocketAddress;
 import java.net.SocketException;
 import java.net.SocketOption;
 import java.net.SocketTimeoutException;
-import java.net.StandardProtocolFamily;
 import java.net.StandardSocketOptions;
-import java.net.UnixDomainSocketAddress;
 import java.nio.channels.AlreadyBoundException;
 import java.nio.channels.ClosedChannelException;
 import java.nio.channels.NotYetBoundException;
-import java.nio.channels.SelectionKey;
-import java.nio.channels.Selector;
 import java.nio.channels.ServerSocketChannel;
 import java.nio.channels.SocketChannel;
 import java.nio.channels.UnresolvedAddressException;
 import java.nio.channels.UnsupportedAddressTypeException;
 import java.nio.channels.spi.SelectorProvider;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -37,15 +31,16 @@ import org.sdp4j.transport.Transport;
 import org.sdp4j.transport.TransportChannel;
 
 /**
- * A UCX listener as a {@link ServerSocketChannel}: the rendezvous socket {@link Rendezvous#path} for the TCP
+ * A UCX listener as a {@link ServerSocketChannel}: a {@link HandshakeServer} on the rendezvous socket for the TCP
  * address and port it shadows (a {@code ucx} server rule: sdp4j's server channel listens on TCP and on this one,
- * on the same port). Its readiness is a kernel descriptor's, the rendezvous socket's, so {@link UcxPoller} polls it
- * with poll(2) and a selector holding only listeners and kernel channels sleeps without spinning.
+ * on the same port). Its readiness is a kernel descriptor's, the handshake server's readiness pipe (readable while
+ * a completed connection waits), so {@link UcxPoller} polls it with poll(2) and a selector holding only listeners
+ * and kernel channels sleeps without spinning.
  *
- * <p>{@code accept} completes the rendezvous handshake before it returns (the client sent its half with its connect,
- * so this is immediate unless the client misbehaves; it is bounded by {@link Rendezvous#HANDSHAKE_MILLIS}); a client
- * that fails it is logged and skipped. Closing while a poll or a blocking accept uses the rendezvous socket is
- * deferred to the last of them, as for {@link UcxSocketChannel}.
+ * <p>Handshakes are served concurrently by the {@link HandshakeServer}'s threads, each bounded by
+ * {@link Rendezvous#HANDSHAKE_MILLIS}; {@code accept} takes a completed one, and a client that fails its handshake
+ * is logged and costs only itself. Closing while a poll or a blocking accept uses the listener is deferred to the
+ * last of them, as for {@link UcxSocketChannel}.
  */
 final class UcxServerSocketChannel extends ServerSocketChannel implements TransportChannel, UcxPoller.Pollable {
     private final Transport owner;
@@ -55,9 +50,7 @@ final class UcxServerSocketChannel extends ServerSocketChannel implements Transp
     private final Map<SocketOption<?>, Object> options = new ConcurrentHashMap<>();
 
     // guarded by stateLock
-    private ServerSocketChannel rendezvous;
-    private Selector acceptSelector;
-    private Path path;
+    private HandshakeServer server;
     private int uses;
     private boolean closing;
     private final List<Poller> pollers = new ArrayList<>(1);
@@ -72,13 +65,13 @@ final class UcxServerSocketChannel extends ServerSocketChannel implements Transp
 
     // ---- use counting ----
 
-    private ServerSocketChannel enter() throws ClosedChannelException {
+    private HandshakeServer enter() throws ClosedChannelException {
         synchronized (stateLock) {
             if (closing || !isOpen()) {
                 throw new ClosedChannelException();
             }
             uses++;
-            return rendezvous;
+            return server;
         }
     }
 
@@ -93,36 +86,21 @@ final class UcxServerSocketChannel extends ServerSocketChannel implements Transp
     }
 
     private void release() {
-        ServerSocketChannel ch;
-        Selector sel;
-        Path p;
+        HandshakeServer hs;
         synchronized (stateLock) {
-            ch = rendezvous;
-            sel = acceptSelector;
-            p = path;
-            rendezvous = null;
-            acceptSelector = null;
-            path = null;
+            hs = server;
+            server = null;
             udsFd = -1;
         }
-        try {
-            if (sel != null) {
-                sel.close(); // deregisters the rendezvous socket, so its close below is immediate
-            }
-            if (ch != null) {
-                ch.close();
-            }
-            if (p != null) {
-                Files.deleteIfExists(p);
-            }
-        } catch (IOException e) {
-            SdpLog.log(SdpLog.WARN, "ucx: closing the listener " + p + ": " + e);
+        if (hs != null) {
+            hs.close();
+            hs.closeSource(); // no poller and no accept uses the readiness descriptor any more
         }
     }
 
     @Override
     protected void implCloseSelectableChannel() throws IOException {
-        Selector sel;
+        HandshakeServer hs;
         Poller[] ps;
         synchronized (stateLock) {
             if (closing) {
@@ -130,10 +108,10 @@ final class UcxServerSocketChannel extends ServerSocketChannel implements Transp
             }
             closing = true;
             if (uses == 0) {
-                sel = null;
+                hs = null;
                 ps = null;
             } else {
-                sel = acceptSelector;
+                hs = server;
                 ps = pollers.toArray(new Poller[0]);
             }
         }
@@ -141,8 +119,8 @@ final class UcxServerSocketChannel extends ServerSocketChannel implements Transp
             release();
             return;
         }
-        if (sel != null) {
-            sel.wakeup(); // a blocking accept leaves, and the last one out releases
+        if (hs != null) {
+            hs.close(); // a blocking accept wakes with "closed", and the last one out releases
         }
         for (Poller p : ps) {
             try {
@@ -176,7 +154,7 @@ final class UcxServerSocketChannel extends ServerSocketChannel implements Transp
             return -1;
         }
         synchronized (stateLock) {
-            if (closing || !isOpen() || rendezvous == null) {
+            if (closing || !isOpen() || server == null) {
                 return -1;
             }
             uses++;
@@ -232,45 +210,21 @@ final class UcxServerSocketChannel extends ServerSocketChannel implements Transp
                     throw new AlreadyBoundException();
                 }
             }
-            Ucx.context(); // unavailable UCX fails here, with the reason
-            Path p = Rendezvous.path(isa.getAddress(), isa.getPort());
-            Rendezvous.ensureDir(p.getParent());
-            if (Files.exists(p)) {
-                boolean live;
-                try {
-                    Rendezvous.connect(p).close();
-                    live = true;
-                } catch (IOException stale) {
-                    live = false;
-                    Files.deleteIfExists(p); // left by a process that died; its TCP port is ours now
-                }
-                if (live) {
-                    throw new SocketException("UCX rendezvous " + p + " is served by another live listener");
-                }
-            }
-            ServerSocketChannel ch = ServerSocketChannel.open(StandardProtocolFamily.UNIX);
+            HandshakeServer hs = HandshakeServer.bind(isa.getAddress(), isa.getPort(), backlog);
             try {
-                ch.bind(UnixDomainSocketAddress.of(p), backlog > 0 ? backlog : 50);
-                p.toFile().setWritable(true, false); // any local user may connect, as to a TCP port
-                ch.configureBlocking(false);
-                int fd = JdkNio.channelFd(ch);
+                int fd = JdkNio.channelFd(hs.readySource());
                 synchronized (stateLock) {
                     if (closing || !isOpen()) {
                         throw new ClosedChannelException();
                     }
-                    rendezvous = ch;
-                    path = p;
+                    server = hs;
                     udsFd = fd;
                     local = isa;
                 }
-            } catch (ClosedChannelException e) {
-                ch.close();
-                Files.deleteIfExists(p);
-                throw e;
             } catch (IOException | RuntimeException e) {
-                ch.close();
-                Files.deleteIfExists(p);
-                throw new IOException("UCX listener " + p + ": " + e.getMessage(), e);
+                hs.close();
+                hs.closeSource();
+                throw e;
             }
         } finally {
             acceptLock.unlock();
@@ -293,7 +247,7 @@ final class UcxServerSocketChannel extends ServerSocketChannel implements Transp
                 }
                 throw new NotYetBoundException();
             }
-            ServerSocketChannel ch = enter();
+            HandshakeServer hs = enter();
             boolean blocking = isBlocking();
             boolean completed = false;
             try {
@@ -301,45 +255,21 @@ final class UcxServerSocketChannel extends ServerSocketChannel implements Transp
                     begin();
                 }
                 InetSocketAddress l = local;
-                String where = Rendezvous.hostPort(l.getAddress(), l.getPort());
-                long deadline = timeoutMillis > 0 ? System.nanoTime() + timeoutMillis * 1_000_000L : 0;
-                while (true) {
-                    UcxConnection c = null;
-                    try {
-                        c = UcxConnection.accept(ch, where);
-                    } catch (ClosedChannelException e) {
-                        if (!blocking) {
-                            throw e;
-                        }
-                        return null; // closed: end(false) throws AsynchronousClose/ClosedByInterrupt
-                    } catch (IOException e) {
-                        // a client that failed its handshake costs only itself
-                        SdpLog.log(SdpLog.WARN, "ucx: listener " + where + ": " + e);
-                        continue;
-                    }
-                    if (c != null) {
-                        completed = true;
-                        return accepted(c, l);
-                    }
+                UcxConnection c;
+                try {
+                    // handshakes are served by the listener's own threads; accept takes a completed one
+                    c = hs.take(blocking ? Math.max(timeoutMillis, 0) : -1);
+                } catch (SocketTimeoutException e) {
+                    completed = true;
+                    throw e;
+                } catch (SocketException e) {
                     if (!blocking) {
-                        completed = true;
-                        return null;
+                        throw new ClosedChannelException();
                     }
-                    long wait = 0;
-                    if (deadline != 0) {
-                        wait = (deadline - System.nanoTime()) / 1_000_000L;
-                        if (wait <= 0) {
-                            completed = true;
-                            throw new SocketTimeoutException("Accept timed out");
-                        }
-                    }
-                    Selector s = acceptSelector(ch);
-                    if (s == null || isClosing()) {
-                        return null;
-                    }
-                    s.select(wait);
-                    s.selectedKeys().clear();
+                    return null; // closed: end(false) throws AsynchronousClose/ClosedByInterrupt
                 }
+                completed = true;
+                return c == null ? null : accepted(c, l);
             } finally {
                 try {
                     if (blocking) {
@@ -351,26 +281,6 @@ final class UcxServerSocketChannel extends ServerSocketChannel implements Transp
             }
         } finally {
             acceptLock.unlock();
-        }
-    }
-
-    private boolean isClosing() {
-        synchronized (stateLock) {
-            return closing;
-        }
-    }
-
-    private Selector acceptSelector(ServerSocketChannel ch) throws IOException {
-        synchronized (stateLock) {
-            if (closing) {
-                return null;
-            }
-            if (acceptSelector == null) {
-                Selector s = JdkNio.defaultProvider().openSelector();
-                ch.register(s, SelectionKey.OP_ACCEPT);
-                acceptSelector = s;
-            }
-            return acceptSelector;
         }
     }
 

@@ -1,0 +1,218 @@
+package org.sdp4j.ucx;
+
+import java.io.IOException;
+import java.net.ConnectException;
+import java.net.InetAddress;
+import java.net.SocketException;
+import java.net.SocketTimeoutException;
+import java.nio.ByteBuffer;
+import java.nio.channels.SocketChannel;
+import java.nio.file.Files;
+import java.nio.file.Path;
+
+import org.openucx.jucx.UcxUtils;
+import org.openucx.jucx.ucp.UcpEndpoint;
+import org.openucx.jucx.ucp.UcpEndpointParams;
+import org.openucx.jucx.ucp.UcpRequest;
+import org.openucx.jucx.ucp.UcpWorker;
+
+/**
+ * The connect/accept half of a UCX connection: find the peer through the rendezvous, exchange UCX worker addresses,
+ * create and wire up the endpoint. It produces a {@link UcxConnection} (worker, endpoint, control socket, ids).
+ */
+final class Handshake {
+    private Handshake() {}
+
+    /** The layout every peer's worker address must have: this process's own (same UCX, same configuration). */
+    private static volatile WorkerAddress template;
+
+    private static WorkerAddress template(UcpWorker w) throws SocketException {
+        WorkerAddress t = template;
+        if (t == null) {
+            template = t = WorkerAddress.template(w.getAddress());
+        }
+        return t;
+    }
+
+    /**
+     * Client side: the whole connect, rendezvous and handshake within {@code timeoutMillis} (0: the handshake
+     * bound). The client learns from the kernel who owns the TCP listener of {@code addr:port}, looks for the
+     * rendezvous only in that account's directory, and checks the peer's credentials before it sends a byte.
+     */
+    static UcxConnection connect(InetAddress addr, int port, int timeoutMillis) throws IOException {
+        String where = Rendezvous.hostPort(addr, port);
+        long deadline = System.nanoTime() + Math.min(timeoutMillis > 0 ? timeoutMillis : Integer.MAX_VALUE,
+                Rendezvous.HANDSHAKE_MILLIS) * 1_000_000L;
+        if (!Rendezvous.isLocal(addr)) {
+            throw new ConnectException("UCX to " + where + ": not an address of this host, and sdp4j's UCX "
+                    + "rendezvous reaches only this host");
+        }
+        PeerCheck.Listener l = PeerCheck.listenerFor(addr, port);
+        if (l == null) {
+            throw new ConnectException("UCX to " + where + ": no TCP listener on that address and port");
+        }
+        int me = PeerCheck.euid();
+        if (l.uid() != me) {
+            throw new ConnectException("UCX to " + where + ": its TCP listener belongs to uid " + l.uid()
+                    + " and this process runs as uid " + me + "; UCX connects two processes of one account only "
+                    + "(shared memory cannot be private between two accounts), so TCP carries this connection");
+        }
+        Path dir = Rendezvous.accountDir(l.uid());
+        Rendezvous.checkDir(dir, l.uid());
+        Path p = dir.resolve(Rendezvous.name(l.address(), port));
+        if (!Files.exists(p, java.nio.file.LinkOption.NOFOLLOW_LINKS)) {
+            throw new ConnectException("UCX to " + where + ": no sdp4j UCX listener (" + p + " absent)");
+        }
+        SocketChannel ch;
+        try {
+            ch = Rendezvous.connect(p, deadline);
+        } catch (SocketTimeoutException e) {
+            throw e;
+        } catch (IOException e) {
+            throw (ConnectException) new ConnectException("UCX to " + where + ": no live sdp4j UCX listener at " + p
+                    + " (" + e.getMessage() + ")").initCause(e);
+        }
+        try {
+            java.nio.file.attribute.UserPrincipal peer = Rendezvous.peerUser(ch);
+            if (!peer.equals(Rendezvous.owner(dir))) {
+                throw new ConnectException("UCX to " + where + ": the rendezvous socket " + p + " is served by user "
+                        + peer.getName() + ", not by the owner of the TCP listener (uid " + l.uid() + ")");
+            }
+        } catch (IOException | RuntimeException e) {
+            closeQuietly(ch);
+            throw e;
+        }
+        return handshake(ch, deadline, where, true);
+    }
+
+    /**
+     * Server side, for a connection just accepted on the rendezvous listener: the client's account must be this
+     * process's (checked before a byte of it is read), its hello well-formed, all within the handshake bound.
+     */
+    static UcxConnection serve(SocketChannel ch, String where, java.nio.file.attribute.UserPrincipal own)
+            throws IOException {
+        java.nio.file.attribute.UserPrincipal peer;
+        try {
+            peer = Rendezvous.peerUser(ch);
+        } catch (IOException | RuntimeException e) {
+            closeQuietly(ch);
+            throw new SocketException("UCX listener " + where + ": no peer credentials: " + e);
+        }
+        if (!peer.equals(own)) {
+            closeQuietly(ch);
+            throw new SocketException("UCX listener " + where + ": refused a rendezvous from user " + peer.getName()
+                    + " (not this process's account " + own.getName() + "; such clients use TCP)");
+        }
+        return handshake(ch, System.nanoTime() + Rendezvous.HANDSHAKE_MILLIS * 1_000_000L, where, false);
+    }
+
+    /** Exchanges and checks worker addresses, creates and wires up the endpoint; no UCX exception escapes. */
+    static UcxConnection handshake(SocketChannel ch, long deadline, String where, boolean client)
+            throws IOException {
+        UcpWorker w = null;
+        UcpEndpoint ep = null;
+        try {
+            w = WorkerPool.take();
+            WorkerAddress t = template(w);
+            int id = UcxConnection.IDS.incrementAndGet() & 0xFFFF;
+            Rendezvous.Peer peer;
+            if (client) {
+                Rendezvous.writeFully(ch, Rendezvous.hello(w.getAddress(), id));
+                peer = Rendezvous.readHello(ch, deadline, where, t);
+                ep = w.newEndpoint(new UcpEndpointParams().setUcpAddress(peer.workerAddress()));
+            } else {
+                peer = Rendezvous.readHello(ch, deadline, where, t);
+                ep = w.newEndpoint(new UcpEndpointParams().setUcpAddress(peer.workerAddress()));
+                Rendezvous.writeFully(ch, Rendezvous.hello(w.getAddress(), id));
+            }
+            ByteBuffer early = wireUp(w, ep, ch, deadline, where);
+            UcxConnection c = new UcxConnection(w, ep, ch, id, peer.id());
+            if (early.position() > 0) {
+                c.pendingControl = early.flip(); // the start of the peer's end-of-stream marker, for the watchdog
+            }
+            Watchdog.watch(c);
+            return c;
+        } catch (IOException | RuntimeException e) {
+            closeQuietly(ch);
+            try {
+                if (ep != null) {
+                    ep.closeNonBlockingForce();
+                }
+            } catch (RuntimeException ignore) {
+                // jucx's UcxException (e.g. "Invalid parameter"): destroying the worker releases the endpoint
+            }
+            try {
+                if (w != null) {
+                    w.close();
+                }
+            } catch (RuntimeException ignore) {
+                // nothing more to release
+            }
+            if (e instanceof IOException io) {
+                throw io;
+            }
+            throw new IOException("UCX " + where + ": " + e, e);
+        }
+    }
+
+    /**
+     * One 8-byte exchange over the new endpoints while both processes are in their handshake and so progressing
+     * their workers: UCX connects lazily, and a first send after the handshake would otherwise wait for wire-up
+     * replies from a peer whose worker nobody progresses (an idle reader) — a TCP connection never needs the
+     * peer's cooperation to accept a small write.
+     */
+    private static ByteBuffer wireUp(UcpWorker w, UcpEndpoint ep, SocketChannel ch, long deadline, String where)
+            throws IOException {
+        // non-blocking, to notice a peer that hangs up instead of wiring up rather than hold a thread 5 s for it;
+        // a byte that arrives instead is the start of the marker of a peer that is done already: handed on
+        ch.configureBlocking(false);
+        ByteBuffer probe = ByteBuffer.allocate(1);
+        int idle = 0;
+        ByteBuffer b = ByteBuffer.allocateDirect(16);
+        b.putLong(0, Rendezvous.MAGIC);
+        UcpRequest sent = ep.sendStreamNonBlocking(UcxUtils.getAddress(b), 8, null);
+        UcpRequest got = ep.recvStreamNonBlocking(UcxUtils.getAddress(b) + 8, 8,
+                org.openucx.jucx.ucp.UcpConstants.UCP_STREAM_RECV_FLAG_WAITALL, null);
+        while (!sent.isCompleted() || !got.isCompleted()) {
+            try {
+                if (w.progress() == 0) {
+                    // the peer's thread doing the same needs a CPU: yield, then nap (a burst of handshakes on two
+                    // cores must not spend them spinning)
+                    if (++idle < 64) {
+                        Thread.yield();
+                    } else {
+                        java.util.concurrent.locks.LockSupport.parkNanos(Math.min(1_000_000L, 10_000L << Math.min(
+                                idle - 64, 7)));
+                    }
+                    if ((idle & 15) == 0 && probe.hasRemaining() && ch.read(probe) < 0) {
+                        throw new SocketException("UCX " + where + ": the peer hung up during the wire-up");
+                    }
+                }
+            } catch (Exception e) {
+                throw new IOException("UCX " + where + ": wire-up failed: " + e.getMessage(), e);
+            }
+            if (System.nanoTime() - deadline > 0) {
+                if (!got.isCompleted()) {
+                    w.cancelRequest(got);
+                }
+                throw new SocketTimeoutException("UCX " + where + ": no wire-up within the handshake time");
+            }
+        }
+        ch.configureBlocking(true);
+        if (sent.getStatus() != 0 || got.getStatus() != 0 || b.getLong(8) != Rendezvous.MAGIC) {
+            throw new SocketException("UCX " + where + ": wire-up exchange failed (status " + sent.getStatus()
+                    + "/" + got.getStatus() + ")");
+        }
+        return probe;
+    }
+
+    private static void closeQuietly(java.io.Closeable c) {
+        try {
+            if (c != null) {
+                c.close();
+            }
+        } catch (IOException ignore) {
+            // nothing to do
+        }
+    }
+}

@@ -1,0 +1,241 @@
+package org.sdp4j.ucx;
+
+import java.io.IOException;
+import java.net.InetAddress;
+import java.net.SocketException;
+import java.net.SocketTimeoutException;
+import java.net.StandardProtocolFamily;
+import java.net.UnixDomainSocketAddress;
+import java.nio.ByteBuffer;
+import java.nio.channels.ClosedChannelException;
+import java.nio.channels.Pipe;
+import java.nio.channels.ServerSocketChannel;
+import java.nio.channels.SocketChannel;
+import java.nio.file.Files;
+import java.nio.file.LinkOption;
+import java.nio.file.Path;
+import java.nio.file.attribute.UserPrincipal;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.SynchronousQueue;
+import java.util.concurrent.ThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+
+import org.sdp4j.log.SdpLog;
+
+/**
+ * The serving half of a UCX listener: the rendezvous socket, one acceptor thread that takes connections off it as
+ * fast as they come, and handshakes served concurrently (one platform thread each, up to {@link #MAX_PARALLEL};
+ * they progress a UCX worker, which a virtual thread must not do). A client of another account is refused by its
+ * peer credentials before a byte of it is read, so it holds no thread; a same-account client that stalls holds one
+ * for at most the handshake bound. Completed connections wait in a queue for {@code accept}; a pipe carries one byte
+ * per queued connection so that a poller can wait on a kernel descriptor ({@link #readyFd}).
+ */
+final class HandshakeServer implements AutoCloseable {
+    static final int MAX_PARALLEL = org.sdp4j.transport.Props.intProperty("sdp4j.ucx.handshakes", 64, 1);
+    private static final Object CLOSED = new Object();
+    private static final AtomicInteger THREADS = new AtomicInteger();
+
+    private final Path path;
+    private final String where;
+    private final ServerSocketChannel listener;
+    private final Pipe ready;
+    private final LinkedBlockingQueue<Object> done = new LinkedBlockingQueue<>();
+    private final ThreadPoolExecutor handshakes;
+    private final Thread acceptor;
+    private final UserPrincipal own;
+    private volatile boolean closed;
+
+    private HandshakeServer(Path path, String where, ServerSocketChannel listener, Pipe ready, UserPrincipal own) {
+        this.path = path;
+        this.where = where;
+        this.listener = listener;
+        this.ready = ready;
+        this.own = own;
+        // one handshake thread lives as long as the listener; more are started only while it is busy and end
+        // 20 ms after their last handshake (a listener's thread count stays put between bursts); handshakes beyond
+        // MAX_PARALLEL run on the acceptor thread itself: natural back-pressure on the backlog
+        this.handshakes = new ThreadPoolExecutor(1, MAX_PARALLEL, 20, TimeUnit.MILLISECONDS, new SynchronousQueue<>(),
+                r -> {
+                    Thread t = new Thread(r, "sdp4j-ucx-handshake-" + THREADS.incrementAndGet());
+                    t.setDaemon(true);
+                    return t;
+                }, new ThreadPoolExecutor.CallerRunsPolicy());
+        this.acceptor = new Thread(this::acceptLoop, "sdp4j-ucx-rendezvous " + where);
+        acceptor.setDaemon(true);
+    }
+
+    /** Binds the rendezvous socket of a listener on {@code addr:port} and starts serving it. */
+    static HandshakeServer bind(InetAddress addr, int port, int backlog) throws IOException {
+        Ucx.context(); // unavailable UCX fails here, with the reason
+        int euid = PeerCheck.euid();
+        Path dir = Rendezvous.ownDir(euid);
+        Path p = dir.resolve(Rendezvous.name(addr, port));
+        String where = Rendezvous.hostPort(addr != null ? addr : new java.net.InetSocketAddress(0).getAddress(), port);
+        if (Files.exists(p, LinkOption.NOFOLLOW_LINKS)) {
+            // only this account can have made it (the directory is 0700): a live listener of ours, or a dead one's
+            boolean live;
+            try {
+                Rendezvous.connect(p, System.nanoTime() + 1_000_000_000L).close();
+                live = true;
+            } catch (SocketTimeoutException stuck) {
+                live = true; // a listener that never accepts (its backlog full for a second) is not ours to replace
+            } catch (IOException stale) {
+                live = false;
+            }
+            if (live) {
+                throw new SocketException("UCX rendezvous " + p + " is served by another live listener");
+            }
+            Files.deleteIfExists(p);
+        }
+        ServerSocketChannel ch = Rendezvous.JDK.openServerSocketChannel(StandardProtocolFamily.UNIX);
+        Pipe pipe = null;
+        try {
+            ch.bind(UnixDomainSocketAddress.of(p), backlog > 0 ? Math.max(backlog, 512) : 512);
+            pipe = Rendezvous.JDK.openPipe();
+            HandshakeServer s = new HandshakeServer(p, where, ch, pipe, Rendezvous.owner(dir));
+            s.handshakes.prestartCoreThread();
+            s.acceptor.start();
+            return s;
+        } catch (IOException | RuntimeException e) {
+            ch.close();
+            if (pipe != null) {
+                pipe.source().close();
+                pipe.sink().close();
+            }
+            Files.deleteIfExists(p);
+            throw new IOException("UCX listener " + p + ": " + e.getMessage(), e);
+        }
+    }
+
+    private void acceptLoop() {
+        while (!closed) {
+            SocketChannel ch;
+            try {
+                ch = listener.accept();
+            } catch (ClosedChannelException e) {
+                return;
+            } catch (IOException e) {
+                if (closed) {
+                    return;
+                }
+                SdpLog.log(SdpLog.WARN, "ucx: listener " + where + ": accept: " + e);
+                continue;
+            }
+            try {
+                handshakes.execute(() -> serve(ch));
+            } catch (RuntimeException e) { // rejected: shut down by close
+                closeQuietly(ch);
+            }
+        }
+    }
+
+    private void serve(SocketChannel ch) {
+        UcxConnection c;
+        try {
+            c = Handshake.serve(ch, where, own);
+        } catch (IOException | RuntimeException e) {
+            // a client that failed its handshake costs only itself
+            SdpLog.log(SdpLog.WARN, "ucx: listener " + where + ": " + e.getMessage());
+            return;
+        }
+        synchronized (done) {
+            if (closed) {
+                c.close();
+                return;
+            }
+            done.add(c);
+        }
+        try {
+            ready.sink().write(ByteBuffer.wrap(new byte[1]));
+        } catch (IOException e) {
+            // closed meanwhile: close() drains the queue
+        }
+    }
+
+    /** The kernel descriptor that is readable while a completed connection waits. */
+    Pipe.SourceChannel readySource() {
+        return ready.source();
+    }
+
+    /** A completed connection, waiting at most {@code timeoutMillis} (0: forever; -1: not at all). */
+    UcxConnection take(int timeoutMillis) throws IOException {
+        Object o;
+        try {
+            o = timeoutMillis < 0 ? done.poll() : timeoutMillis == 0 ? done.take()
+                    : done.poll(timeoutMillis, TimeUnit.MILLISECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new java.io.InterruptedIOException("accept interrupted");
+        }
+        if (o == CLOSED) {
+            done.add(CLOSED); // for every other waiter
+            throw new SocketException("Socket closed");
+        }
+        if (o == null) {
+            if (closed) {
+                throw new SocketException("Socket closed");
+            }
+            if (timeoutMillis > 0) {
+                throw new SocketTimeoutException("Accept timed out");
+            }
+            return null;
+        }
+        // its byte was written right after it was queued: a short blocking read
+        ready.source().read(ByteBuffer.allocate(1));
+        return (UcxConnection) o;
+    }
+
+    String where() {
+        return where;
+    }
+
+    Path path() {
+        return path;
+    }
+
+    @Override
+    public void close() {
+        synchronized (done) {
+            if (closed) {
+                return;
+            }
+            closed = true;
+        }
+        closeQuietly(listener);
+        try {
+            acceptor.join(1000);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        handshakes.shutdown();
+        try {
+            Files.deleteIfExists(path);
+        } catch (IOException e) {
+            SdpLog.log(SdpLog.WARN, "ucx: removing " + path + ": " + e);
+        }
+        synchronized (done) {
+            for (Object o; (o = done.poll()) != null; ) {
+                if (o instanceof UcxConnection c) {
+                    c.close();
+                }
+            }
+            done.add(CLOSED);
+        }
+        closeQuietly(ready.sink());
+        // the source stays open until the owner is done polling it; closeSource() releases it
+    }
+
+    /** Releases the readiness descriptor (after every poller let go of it). */
+    void closeSource() {
+        closeQuietly(ready.source());
+    }
+
+    private static void closeQuietly(java.io.Closeable c) {
+        try {
+            c.close();
+        } catch (IOException ignore) {
+            // nothing to do
+        }
+    }
+}
