@@ -52,7 +52,8 @@ final class UcxConnection {
     private long sent;
     /** A send posted by a non-blocking {@link #write(ByteBuffer[], int, int, boolean)}, until it completes. */
     private UcpRequest pendingSend;
-    private boolean inputShutdown, outputShutdown;
+    private volatile boolean inputShutdown;
+    private boolean outputShutdown;
     /** This connection's current busy-poll budget, adapted per wait (readers and writers, under their locks). */
     private volatile long spinNanos = SPIN_NANOS;
 
@@ -117,6 +118,25 @@ final class UcxConnection {
         }
     }
 
+    /**
+     * Counts a user in, then takes {@code lock}; pair with {@link #unlock}. Never leaves the lock held when it
+     * throws (a closed connection): a thread that took the lock and then failed would block every later caller.
+     */
+    private void lock(ReentrantLock lock) throws SocketException {
+        use();
+        lock.lock();
+        if (isClosed()) {
+            lock.unlock();
+            exit();
+            throw new SocketException("Socket closed");
+        }
+    }
+
+    private void unlock(ReentrantLock lock) {
+        lock.unlock();
+        exit();
+    }
+
     boolean isClosed() {
         return (state.get() & CLOSED) != 0;
     }
@@ -132,7 +152,7 @@ final class UcxConnection {
                 break;
             }
         }
-        worker.signal();
+        signal();
         exit();
     }
 
@@ -140,7 +160,7 @@ final class UcxConnection {
     void wake() {
         if (enter()) {
             try {
-                worker.signal();
+                signal();
             } finally {
                 exit();
             }
@@ -178,31 +198,43 @@ final class UcxConnection {
         closeQuietly(control);
         boolean clean = alive;
         try {
-            UcpRequest r = pendingRecv;
-            UcpRequest c = alive ? ep.closeNonBlockingFlush() : ep.closeNonBlockingForce();
+            UcpRequest r = pendingRecv, w = pendingSend;
+            // a send the peer will never take (it closed, or died) is cancelled by a forced close; a flush would
+            // wait for it, and destroying a worker under a request still posted aborts the process in UCX
+            boolean force = !alive || closedByPeer || w != null && !w.isCompleted();
+            UcpRequest c = force ? ep.closeNonBlockingForce() : ep.closeNonBlockingFlush();
             long end = System.nanoTime() + CLOSE_BOUND_NANOS;
-            while ((c != null && !c.isCompleted() || r != null && !r.isCompleted())
+            while ((c != null && !c.isCompleted() || r != null && !r.isCompleted() || w != null && !w.isCompleted())
                     && System.nanoTime() - end < 0) {
                 if (worker.progress() == 0) {
                     Thread.yield();
                 }
             }
             // a receive still posted completes (cancelled) with its endpoint's close; UCX cannot cancel it sooner
-            clean &= (c == null || c.isCompleted()) && (r == null || r.isCompleted());
+            clean &= (c == null || c.isCompleted()) && (r == null || r.isCompleted()) && (w == null || w.isCompleted());
         } catch (Exception e) {
             clean = false; // destroying the worker releases the endpoint regardless
         }
         if (clean) {
             WorkerPool.give(worker);
         } else {
-            worker.close();
+            try {
+                worker.close();
+            } catch (RuntimeException ignore) {
+                // nothing more can be released
+            }
         }
         Watchdog.unwatch();
     }
 
     /** Flushes what was sent, then tells the peer how much that was (end-of-stream). */
     private void finish() throws IOException {
-        UcpRequest f = ep.flushNonBlocking(null);
+        UcpRequest f;
+        try {
+            f = ep.flushNonBlocking(null);
+        } catch (RuntimeException e) {
+            throw failure("flush", e);
+        }
         long end = System.nanoTime() + CLOSE_BOUND_NANOS;
         while (f != null && !f.isCompleted() && gone == null && System.nanoTime() - end < 0) {
             progress();
@@ -213,11 +245,49 @@ final class UcxConnection {
         }
     }
 
+    // ---- every jucx call of the data path: a UcxException (unchecked) becomes an IOException, never the app's ----
+
+    static IOException failure(String what, RuntimeException e) {
+        return new SocketException("UCX " + what + " failed: " + e.getMessage());
+    }
+
+    private void signal() {
+        try {
+            worker.signal();
+        } catch (RuntimeException ignore) {
+            // the worker is being destroyed: nobody is left to wake
+        }
+    }
+
+    private UcpRequest send(long addr, long n) throws IOException {
+        try {
+            return ep.sendStreamNonBlocking(addr, n, null);
+        } catch (RuntimeException e) {
+            throw failure("stream send", e);
+        }
+    }
+
+    private UcpRequest recv(long addr, long n) throws IOException {
+        try {
+            return ep.recvStreamNonBlocking(addr, n, 0, null);
+        } catch (RuntimeException e) {
+            throw failure("stream receive", e);
+        }
+    }
+
+    private void sleep() throws IOException {
+        try {
+            worker.waitForEvents();
+        } catch (RuntimeException e) {
+            throw failure("worker wait", e);
+        }
+    }
+
     private int progress() throws IOException {
         try {
             return worker.progress();
         } catch (Exception e) {
-            throw new IOException("UCX progress failed: " + e.getMessage(), e);
+            throw new SocketException("UCX progress failed: " + e.getMessage());
         }
     }
 
@@ -229,10 +299,10 @@ final class UcxConnection {
         if (len == 0) {
             return 0;
         }
-        readLock.lock();
-        use();
+        lock(readLock);
         try {
             if (inputShutdown) {
+                rpos = rlim = 0;
                 return -1;
             }
             long deadline = timeoutMillis > 0 ? System.nanoTime() + timeoutMillis * 1_000_000L : 0;
@@ -244,12 +314,14 @@ final class UcxConnection {
                     return n;
                 }
                 if (!fill(true, deadline)) {
+                    if (inputShutdown) {
+                        rpos = rlim = 0;
+                    }
                     return -1;
                 }
             }
         } finally {
-            exit();
-            readLock.unlock();
+            unlock(readLock);
         }
     }
 
@@ -262,14 +334,14 @@ final class UcxConnection {
             if (peerSent >= 0 && received >= peerSent) {
                 return false;
             }
-            pendingRecv = ep.recvStreamNonBlocking(raddr, STAGING, 0, null);
+            pendingRecv = recv(raddr, STAGING);
         }
         UcpRequest r = pendingRecv;
         if (!r.isCompleted()) {
             if (!block) {
                 progress();
             } else if (!await(r, true, deadline)) {
-                if (peerSent >= 0 && received >= peerSent) {
+                if (finished() || inputShutdown) {
                     return false;
                 }
                 throw new SocketException("Connection reset: " + gone);
@@ -290,10 +362,15 @@ final class UcxConnection {
 
     /** Bytes readable without blocking (rsockets has no FIONREAD either; this progresses UCX once to see). */
     int available() throws IOException {
+        use();
         if (!readLock.tryLock()) {
+            exit();
             return 0; // a reader is waiting and will take whatever arrives
         }
-        use();
+        if (isClosed()) {
+            unlock(readLock);
+            throw new SocketException("Socket closed");
+        }
         try {
             if (inputShutdown) {
                 return 0;
@@ -303,15 +380,13 @@ final class UcxConnection {
             }
             return rlim - rpos;
         } finally {
-            exit();
-            readLock.unlock();
+            unlock(readLock);
         }
     }
 
     void write(byte[] b, int off, int len) throws IOException {
         java.util.Objects.checkFromIndexSize(off, len, b.length);
-        writeLock.lock();
-        use();
+        lock(writeLock);
         try {
             if (outputShutdown) {
                 throw new SocketException("Socket output is shutdown");
@@ -330,38 +405,33 @@ final class UcxConnection {
                 }
                 int n = Math.min(len, STAGING);
                 sbuf.put(0, b, off, n);
-                UcpRequest r = ep.sendStreamNonBlocking(saddr, n, null);
-                if (!r.isCompleted()) {
-                    await(r, false, 0);
-                }
-                if (r.getStatus() != 0) {
-                    throw new SocketException("UCX stream send failed, status " + r.getStatus());
-                }
+                pendingSend = send(saddr, n); // kept until done: release() must not free an endpoint under it
+                sendDone(true);
                 sent += n;
                 off += n;
                 len -= n;
             }
         } finally {
-            exit();
-            writeLock.unlock();
+            unlock(writeLock);
         }
     }
 
+    /**
+     * Reads see end-of-stream from now on, a blocked reader included (TCP's behaviour): no read lock is taken, the
+     * reader is woken and drops what is staged itself.
+     */
     void shutdownInput() throws IOException {
-        readLock.lock();
         use();
         try {
             inputShutdown = true;
-            rpos = rlim = 0;
+            signal();
         } finally {
             exit();
-            readLock.unlock();
         }
     }
 
     void shutdownOutput() throws IOException {
-        writeLock.lock();
-        use();
+        lock(writeLock);
         try {
             if (!outputShutdown) {
                 outputShutdown = true;
@@ -370,8 +440,7 @@ final class UcxConnection {
                 }
             }
         } finally {
-            exit();
-            writeLock.unlock();
+            unlock(writeLock);
         }
     }
 
@@ -394,8 +463,11 @@ final class UcxConnection {
                 if (progress() != 0) {
                     continue;
                 }
-                if (reading ? peerSent >= 0 && received >= peerSent : false) {
+                if (reading && (inputShutdown || finished())) {
                     return false;
+                }
+                if (!reading && closedByPeer) {
+                    throw new SocketException("Broken pipe: the peer closed the connection");
                 }
                 if (gone != null) {
                     for (int i = 0; i < 64 && !r.isCompleted(); i++) {
@@ -422,7 +494,7 @@ final class UcxConnection {
                     alarm = Watchdog.alarm(this, deadline);
                 }
                 slept = true;
-                worker.waitForEvents();
+                sleep();
             }
             adapt(slept, System.nanoTime() - start);
             return true;
@@ -465,10 +537,10 @@ final class UcxConnection {
      * there. Blocking waits as {@link #read(byte[], int, int, int)} does ({@code timeoutMillis} 0 = forever).
      */
     long read(ByteBuffer[] dsts, int off, int len, boolean block, int timeoutMillis) throws IOException {
-        readLock.lock();
-        use();
+        lock(readLock);
         try {
             if (inputShutdown) {
+                rpos = rlim = 0;
                 return -1;
             }
             long deadline = block && timeoutMillis > 0 ? System.nanoTime() + timeoutMillis * 1_000_000L : 0;
@@ -488,6 +560,9 @@ final class UcxConnection {
                     return total;
                 }
                 if (!fill(block, deadline)) {
+                    if (inputShutdown) {
+                        rpos = rlim = 0;
+                    }
                     return -1;
                 }
                 if (!block && rpos >= rlim) {
@@ -510,8 +585,7 @@ final class UcxConnection {
                 }
             }
         } finally {
-            exit();
-            readLock.unlock();
+            unlock(readLock);
         }
     }
 
@@ -521,8 +595,7 @@ final class UcxConnection {
      * flight; returns 0 while the previous one is still in flight.
      */
     long write(ByteBuffer[] srcs, int off, int len, boolean block) throws IOException {
-        writeLock.lock();
-        use();
+        lock(writeLock);
         try {
             if (outputShutdown) {
                 throw new SocketException("Socket output is shutdown");
@@ -554,7 +627,7 @@ final class UcxConnection {
                 if (n == 0) {
                     return total;
                 }
-                UcpRequest r = ep.sendStreamNonBlocking(saddr, n, null);
+                UcpRequest r = send(saddr, n);
                 sent += n;
                 total += n;
                 pendingSend = r;
@@ -564,8 +637,7 @@ final class UcxConnection {
                 }
             }
         } finally {
-            exit();
-            writeLock.unlock();
+            unlock(writeLock);
         }
     }
 
@@ -597,6 +669,9 @@ final class UcxConnection {
                 if (!r.isCompleted()) {
                     if (gone != null) {
                         throw new SocketException("Broken pipe: " + gone);
+                    }
+                    if (closedByPeer) {
+                        throw new SocketException("Broken pipe: the peer closed the connection");
                     }
                     return false;
                 }

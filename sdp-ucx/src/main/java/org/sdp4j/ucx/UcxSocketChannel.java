@@ -386,13 +386,7 @@ final class UcxSocketChannel extends SocketChannel
         UcxConnection c = connected();
         if (!inputShutdown) {
             inputShutdown = true; // reads from now on see end-of-stream
-            if (readLock.tryLock()) { // a blocked reader keeps waiting for data or end-of-stream (see the report)
-                try {
-                    c.shutdownInput();
-                } finally {
-                    readLock.unlock();
-                }
-            }
+            c.shutdownInput(); // takes no lock: a blocked reader wakes with end-of-stream, as on TCP
         }
         return this;
     }

@@ -104,6 +104,28 @@ class UcxNioTest {
         return d;
     }
 
+    /** Issue 11: this waited until data or the peer's end-of-stream came; TCP wakes the reader with -1 at once. */
+    @Test
+    void channelShutdownInputWakesABlockedReaderWithEndOfStream() throws Exception {
+        try (ServerSocketChannel ss = listen();
+             SocketChannel c = provider.openSocketChannel()) {
+            Future<SocketChannel> accepted = EXEC.submit(() -> ss.accept()); // the handshake runs in accept
+            c.connect(new InetSocketAddress(LO, port(ss)));
+            try (SocketChannel s = accepted.get(30, TimeUnit.SECONDS)) {
+                assertTrue(overUcx(c), c::toString);
+                Future<Integer> reader = EXEC.submit(() -> c.read(ByteBuffer.allocate(8)));
+                Thread.sleep(200);
+                assertFalse(reader.isDone());
+                c.shutdownInput();
+                assertEquals(-1, reader.get(5, TimeUnit.SECONDS), "TCP: the blocked reader sees end-of-stream");
+                c.write(ByteBuffer.wrap(new byte[] {9}));
+                ByteBuffer one = ByteBuffer.allocate(1);
+                s.read(one);
+                assertEquals(9, one.get(0));
+            }
+        }
+    }
+
     @Test
     void blockingChannelsEchoOneMebibyteWithScatterGather() throws Exception {
         try (ServerSocketChannel ss = listen()) {
