@@ -294,17 +294,11 @@ final class UcxServerSocketChannel extends ServerSocketChannel implements Transp
 
     // ---- options, addresses ----
 
-    private static final Set<SocketOption<?>> OPTIONS = Set.of(StandardSocketOptions.SO_RCVBUF,
-            StandardSocketOptions.SO_REUSEADDR);
+    private static final Set<SocketOption<?>> OPTIONS = UcxOptions.LISTENER;
 
     @Override
     public <T> ServerSocketChannel setOption(SocketOption<T> name, T value) throws IOException {
-        if (!OPTIONS.contains(name)) {
-            throw new UnsupportedOperationException("'" + name + "' not supported");
-        }
-        if (!name.type().isInstance(value)) {
-            throw new IllegalArgumentException("Invalid value '" + value + "' for " + name);
-        }
+        UcxOptions.check(OPTIONS, name, value);
         if (!isOpen()) {
             throw new ClosedChannelException();
         }

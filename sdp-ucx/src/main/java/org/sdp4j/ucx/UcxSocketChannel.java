@@ -411,21 +411,10 @@ final class UcxSocketChannel extends SocketChannel
         return outputShutdown;
     }
 
-    static final Set<SocketOption<?>> OPTIONS = Set.of(StandardSocketOptions.SO_SNDBUF,
-            StandardSocketOptions.SO_RCVBUF, StandardSocketOptions.SO_KEEPALIVE, StandardSocketOptions.SO_LINGER,
-            StandardSocketOptions.SO_REUSEADDR, StandardSocketOptions.TCP_NODELAY, StandardSocketOptions.IP_TOS,
-            ExtendedSocketOptions.TCP_KEEPIDLE, ExtendedSocketOptions.TCP_KEEPINTERVAL,
-            ExtendedSocketOptions.TCP_KEEPCOUNT);
-
     @Override
     public <T> SocketChannel setOption(SocketOption<T> name, T value) throws IOException {
         Objects.requireNonNull(name, "name");
-        if (!OPTIONS.contains(name)) {
-            throw new UnsupportedOperationException("'" + name + "' not supported");
-        }
-        if (!name.type().isInstance(value)) {
-            throw new IllegalArgumentException("Invalid value '" + value + "' for " + name);
-        }
+        UcxOptions.check(UcxOptions.SOCKET, name, value);
         ensureOpen();
         options.put(name, value); // kept and read back: a UCX stream has no kernel socket to apply them to
         return this;
@@ -435,7 +424,7 @@ final class UcxSocketChannel extends SocketChannel
     @SuppressWarnings("unchecked")
     public <T> T getOption(SocketOption<T> name) throws IOException {
         Objects.requireNonNull(name, "name");
-        if (!OPTIONS.contains(name)) {
+        if (!UcxOptions.SOCKET.contains(name)) {
             throw new UnsupportedOperationException("'" + name + "' not supported");
         }
         ensureOpen();
@@ -443,28 +432,12 @@ final class UcxSocketChannel extends SocketChannel
         if (v != null) {
             return (T) v;
         }
-        return (T) defaultOption(name);
-    }
-
-    static Object defaultOption(SocketOption<?> name) {
-        if (name == StandardSocketOptions.TCP_NODELAY) {
-            return Boolean.TRUE; // UCX sends at once: there is no Nagle
-        }
-        if (name == StandardSocketOptions.SO_SNDBUF || name == StandardSocketOptions.SO_RCVBUF) {
-            return UcxConnection.STAGING;
-        }
-        if (name == StandardSocketOptions.SO_LINGER) {
-            return -1;
-        }
-        if (name.type() == Boolean.class) {
-            return Boolean.FALSE;
-        }
-        return name == StandardSocketOptions.IP_TOS ? 0 : 1;
+        return (T) UcxOptions.defaultValue(name);
     }
 
     @Override
     public Set<SocketOption<?>> supportedOptions() {
-        return OPTIONS;
+        return UcxOptions.SOCKET;
     }
 
     @Override

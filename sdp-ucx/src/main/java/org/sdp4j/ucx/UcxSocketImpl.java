@@ -9,13 +9,10 @@ import java.net.SocketAddress;
 import java.net.SocketException;
 import java.net.SocketImpl;
 import java.net.SocketOption;
-import java.net.StandardSocketOptions;
 import java.net.UnknownHostException;
-import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 
-import jdk.net.ExtendedSocketOptions;
 import org.sdp4j.log.SdpLog;
 
 /**
@@ -30,7 +27,8 @@ final class UcxSocketImpl extends SocketImpl {
     private InetSocketAddress boundLocal;
     private InputStream in;
     private OutputStream out;
-    private final ConcurrentHashMap<Object, Object> options = new ConcurrentHashMap<>();
+    private final ConcurrentHashMap<SocketOption<?>, Object> options = new ConcurrentHashMap<>();
+    private volatile boolean oobInline;
 
     @Override
     protected void create(boolean stream) throws IOException {
@@ -204,12 +202,6 @@ final class UcxSocketImpl extends SocketImpl {
 
     // ---- options: kept and read back, SO_TIMEOUT applied ----
 
-    private static final Set<SocketOption<?>> OPTIONS = Set.of(StandardSocketOptions.SO_SNDBUF,
-            StandardSocketOptions.SO_RCVBUF, StandardSocketOptions.SO_KEEPALIVE, StandardSocketOptions.SO_LINGER,
-            StandardSocketOptions.SO_REUSEADDR, StandardSocketOptions.TCP_NODELAY, StandardSocketOptions.IP_TOS,
-            ExtendedSocketOptions.TCP_KEEPIDLE, ExtendedSocketOptions.TCP_KEEPINTERVAL,
-            ExtendedSocketOptions.TCP_KEEPCOUNT);
-
     @Override
     public void setOption(int optID, Object value) throws SocketException {
         if (closed) {
@@ -222,7 +214,17 @@ final class UcxSocketImpl extends SocketImpl {
             timeout = t;
             return;
         }
-        options.put(optID, Objects.requireNonNull(value, "value"));
+        if (optID == SO_OOBINLINE) {
+            oobInline = Boolean.TRUE.equals(value);
+            return;
+        }
+        SocketOption<?> name = UcxOptions.byId(optID);
+        if (name == null) {
+            throw new SocketException("UCX: option 0x" + Integer.toHexString(optID) + " not supported");
+        }
+        Object v = UcxOptions.fromLegacy(name, value);
+        UcxOptions.check(UcxOptions.SOCKET, name, v);
+        options.put(name, v);
     }
 
     @Override
@@ -237,37 +239,25 @@ final class UcxSocketImpl extends SocketImpl {
                 // both ends are on this host: the address connected to is this host's too
                 return boundLocal != null && !boundLocal.getAddress().isAnyLocalAddress() ? boundLocal.getAddress()
                         : address != null ? address : new InetSocketAddress(0).getAddress();
-            case TCP_NODELAY:
-                return options.getOrDefault(optID, Boolean.TRUE); // UCX sends at once: there is no Nagle
-            case SO_KEEPALIVE:
-            case SO_REUSEADDR:
             case SO_OOBINLINE:
-                return options.getOrDefault(optID, Boolean.FALSE);
-            case SO_SNDBUF:
-            case SO_RCVBUF:
-                return options.getOrDefault(optID, UcxConnection.STAGING);
-            case SO_LINGER:
-                return options.getOrDefault(optID, Boolean.FALSE);
-            case IP_TOS:
-                return options.getOrDefault(optID, 0);
+                return oobInline;
             default:
-                throw new SocketException("UCX: option 0x" + Integer.toHexString(optID) + " not supported");
+                SocketOption<?> name = UcxOptions.byId(optID);
+                if (name == null) {
+                    throw new SocketException("UCX: option 0x" + Integer.toHexString(optID) + " not supported");
+                }
+                return UcxOptions.legacyValue(name, options.getOrDefault(name, UcxOptions.defaultValue(name)));
         }
     }
 
     @Override
     protected Set<SocketOption<?>> supportedOptions() {
-        return OPTIONS;
+        return UcxOptions.SOCKET;
     }
 
     @Override
     protected <T> void setOption(SocketOption<T> name, T value) throws IOException {
-        if (!OPTIONS.contains(name)) {
-            throw new UnsupportedOperationException("'" + name + "' not supported");
-        }
-        if (!name.type().isInstance(value)) {
-            throw new IllegalArgumentException("Invalid value '" + value + "' for " + name);
-        }
+        UcxOptions.check(UcxOptions.SOCKET, name, value);
         if (closed) {
             throw new SocketException("Socket closed");
         }
@@ -277,29 +267,13 @@ final class UcxSocketImpl extends SocketImpl {
     @Override
     @SuppressWarnings("unchecked")
     protected <T> T getOption(SocketOption<T> name) throws IOException {
-        if (!OPTIONS.contains(name)) {
+        if (!UcxOptions.SOCKET.contains(name)) {
             throw new UnsupportedOperationException("'" + name + "' not supported");
         }
         if (closed) {
             throw new SocketException("Socket closed");
         }
-        Object v = options.get(name);
-        if (v != null) {
-            return (T) v;
-        }
-        if (name == StandardSocketOptions.TCP_NODELAY) {
-            return (T) Boolean.TRUE;
-        }
-        if (name == StandardSocketOptions.SO_SNDBUF || name == StandardSocketOptions.SO_RCVBUF) {
-            return (T) Integer.valueOf(UcxConnection.STAGING);
-        }
-        if (name == StandardSocketOptions.SO_LINGER) {
-            return (T) Integer.valueOf(-1);
-        }
-        if (name.type() == Boolean.class) {
-            return (T) Boolean.FALSE;
-        }
-        return (T) Integer.valueOf(name == StandardSocketOptions.IP_TOS ? 0 : 1);
+        return (T) options.getOrDefault(name, UcxOptions.defaultValue(name));
     }
 
     @Override

@@ -118,4 +118,28 @@ class UcxDataPathTest {
             assertEquals(-1, s.getInputStream().read());
         }
     }
+
+    /** One option table: the old int ids (setTcpNoDelay ...) and SocketOption read one value, as on the JDK. */
+    @Test
+    void legacyAndSocketOptionSettersShareOneValue() throws Exception {
+        try (ServerSocket ss = UcxSocketTest.listen();
+             Socket c = new Socket(InetAddress.getLoopbackAddress(), ss.getLocalPort());
+             Socket s = ss.accept()) {
+            assertTrue(c.getTcpNoDelay());
+            c.setTcpNoDelay(false);
+            assertEquals(Boolean.FALSE, c.getOption(java.net.StandardSocketOptions.TCP_NODELAY));
+            c.setOption(java.net.StandardSocketOptions.TCP_NODELAY, true);
+            assertTrue(c.getTcpNoDelay());
+            assertEquals(-1, c.getSoLinger());
+            c.setSoLinger(true, 5);
+            assertEquals(5, c.getOption(java.net.StandardSocketOptions.SO_LINGER));
+            c.setSoLinger(false, 0);
+            assertEquals(-1, c.getSoLinger());
+            c.setSendBufferSize(4096);
+            assertEquals(4096, c.getOption(java.net.StandardSocketOptions.SO_SNDBUF));
+            assertThrows(IllegalArgumentException.class,
+                    () -> c.setOption(java.net.StandardSocketOptions.SO_RCVBUF, 0));
+            assertThrows(IllegalArgumentException.class, () -> c.setOption(java.net.StandardSocketOptions.IP_TOS, 256));
+        }
+    }
 }
