@@ -177,6 +177,16 @@ static void check_validation(void)
 	THROWS(SDP4J_NPE, "address is null", Java_org_sdp4j_rsocket_Native_bind(env, C, OPEN, NULL, 0, 1));
 	THROWS(SDP4J_NPE, "address is null", Java_org_sdp4j_rsocket_Native_connect(env, C, OPEN, NULL, 0, 1));
 	THROWS(SDP4J_IAE, "4 or 16 bytes, not 5", Java_org_sdp4j_rsocket_Native_bind(env, C, OPEN, a5, 0, 1));
+	THROWS(SDP4J_IAE, "must be in 1..", Java_org_sdp4j_rsocket_Native_serviceSlots(env, C, 0, 64));
+	THROWS(SDP4J_IAE, "must be in 1..", Java_org_sdp4j_rsocket_Native_serviceSlots(env, C, 1024, -1));
+	THROWS(SDP4J_IAE, "must be in 1..", Java_org_sdp4j_rsocket_Native_serviceSlots(env, C, INT_MAX, 64));
+	OK((Java_org_sdp4j_rsocket_Native_serviceSlots(env, C, 1024, 64), 0));
+	{
+		jintArray st = OK(Java_org_sdp4j_rsocket_Native_serviceState(env, C));
+
+		CHECK(st && (*env)->GetArrayLength(env, st) == 5, "serviceState: 5 values");
+		fj_free(st);
+	}
 	THROWS(SDP4J_IAE, "4 or 16 bytes, not 5", Java_org_sdp4j_rsocket_Native_connect(env, C, OPEN, a5, 0, 1));
 	THROWS(SDP4J_IAE, "port out of range: 65536", Java_org_sdp4j_rsocket_Native_connect(env, C, OPEN, a, 0, 65536));
 	THROWS(SDP4J_IAE, "port out of range: -1", Java_org_sdp4j_rsocket_Native_bind(env, C, OPEN, a, 0, -1));

@@ -37,6 +37,16 @@ final class Native {
     /** Null when rsockets are usable here (a device exists and rsocket() works), else the reason. */
     static native String probe();
 
+    /**
+     * How many connections (connecting, connected or accepted rsockets) and listeners librdmacm's service threads
+     * get room for before the first one (librdmacm before rdma-core 53 corrupts memory when that room grows later:
+     * native/src/sdp4j_svc.c); beyond it, connect/accept/listen throw a SocketException naming the limit.
+     */
+    static native void serviceSlots(int connections, int listeners);
+
+    /** [affected by that bug (1/0, -1 not known yet), connection slots used, their limit, listener slots used, limit]. */
+    static native int[] serviceState();
+
     /** A new non-blocking stream rsocket. */
     static native int socket(boolean ipv6) throws IOException;
 
