@@ -258,7 +258,7 @@ JNIEXPORT void JFN(listen)(JNIEnv *env, jclass cls, jint fd, jint backlog)
 		return;
 	if (sdp4j_fd_state(fd) == FD_LISTEN)
 		return; /* rlisten again changes nothing in librdmacm */
-	if (sdp4j_svc_reserve(env, SDP4J_SVC_LISTEN, "rlisten"))
+	if (sdp4j_svc_reserve(env, SDP4J_SVC_LISTEN, "rlisten", NULL, 0))
 		return;
 	if (R.rlisten(fd, backlog > 0 ? backlog : 50)) {
 		struct sockaddr_storage ss;
@@ -285,7 +285,7 @@ JNIEXPORT jboolean JFN(connect)(JNIEnv *env, jclass cls, jint fd, jbyteArray add
 	if (sdp4j_need_rdmacm(env) || sdp4j_check_fd(env, "rconnect", fd, FDM(FD_OPEN)) ||
 	    to_sockaddr(env, "rconnect", addr, scope, port, &ss, &len))
 		return JNI_FALSE;
-	if (sdp4j_svc_reserve(env, SDP4J_SVC_CONNECT, "rconnect"))
+	if (sdp4j_svc_reserve(env, SDP4J_SVC_CONNECT, "rconnect", (struct sockaddr *)&ss, len))
 		return JNI_FALSE;
 	peer_set(fd, (struct sockaddr *)&ss);
 	if (!R.rconnect(fd, (struct sockaddr *)&ss, len)) {
@@ -342,8 +342,15 @@ JNIEXPORT jint JFN(accept)(JNIEnv *env, jclass cls, jint fd)
 	(void)cls;
 	if (sdp4j_need_rdmacm(env) || sdp4j_check_fd(env, "raccept", fd, FDM(FD_LISTEN)))
 		return SDP4J_THROWN;
-	if (sdp4j_svc_reserve(env, SDP4J_SVC_CONNECT, "raccept")) /* an accepted rsocket joins connect_svc */
-		return SDP4J_THROWN;
+	{ /* an accepted rsocket joins connect_svc */
+		struct sockaddr_storage ls;
+		socklen_t llen = sizeof ls;
+		int named = !R.rgetsockname(fd, (struct sockaddr *)&ls, &llen);
+
+		if (sdp4j_svc_reserve(env, SDP4J_SVC_CONNECT, "raccept", named ? (struct sockaddr *)&ls : NULL,
+				      named ? llen : 0))
+			return SDP4J_THROWN;
+	}
 	nfd = R.raccept(fd, NULL, NULL);
 	if (nfd < 0) {
 		struct sockaddr_storage ss;

@@ -71,25 +71,36 @@ static int is_affected(void)
 	return end == base + 17 || v < FIXED_IN;
 }
 
-/* One start and exit of connect_svc's thread: a non-blocking rconnect to 127.0.0.1:9 joins it (EINPROGRESS: the
- * address resolution is still running), the rclose right after leaves it before anything is sent. 1 when the
- * rsocket joined. */
-static int cycle_connect(void)
+/* Why the last cycle did not join, for the limit's error message. */
+static char why[160];
+
+/* One start and exit of connect_svc's thread: a non-blocking rconnect to port 9 of dst joins it (EINPROGRESS: the
+ * address resolution is still running), the rclose right after leaves it before anything is sent (at most an ARP
+ * request; were a connection request sent, port 9 would refuse it). 1 when the rsocket joined. */
+static int cycle_connect(const struct sockaddr *dst, socklen_t len)
 {
-	struct sockaddr_in sin;
+	struct sockaddr_storage ss;
+	char host[96];
 	int fd, ret, err;
 
-	fd = R.rsocket(AF_INET, SOCK_STREAM, 0);
-	if (fd < 0)
+	memcpy(&ss, dst, len);
+	if (ss.ss_family == AF_INET6)
+		((struct sockaddr_in6 *)&ss)->sin6_port = htons(9);
+	else
+		((struct sockaddr_in *)&ss)->sin_port = htons(9);
+	fd = R.rsocket(ss.ss_family, SOCK_STREAM, 0);
+	if (fd < 0) {
+		snprintf(why, sizeof why, "rsocket: %s", strerror(errno));
 		return 0;
-	memset(&sin, 0, sizeof sin);
-	sin.sin_family = AF_INET;
-	sin.sin_port = htons(9);
-	sin.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-	ret = R.rfcntl(fd, F_SETFL, O_NONBLOCK) ? 0 : R.rconnect(fd, (struct sockaddr *)&sin, sizeof sin);
+	}
+	ret = R.rfcntl(fd, F_SETFL, O_NONBLOCK) ? 0 : R.rconnect(fd, (struct sockaddr *)&ss, len);
 	err = errno;
 	R.rclose(fd);
-	return ret == -1 && err == EINPROGRESS;
+	if (ret == -1 && err == EINPROGRESS)
+		return 1;
+	sdp4j_format_addr((struct sockaddr *)&ss, host, sizeof host);
+	snprintf(why, sizeof why, "rconnect %s returned %d: %s", host, ret, ret ? strerror(err) : "connected at once");
+	return 0;
 }
 
 /* The same for listen_svc: rlisten on 127.0.0.1, any port. */
@@ -105,19 +116,29 @@ static int cycle_listen(void)
 	sin.sin_family = AF_INET;
 	sin.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
 	ret = R.rbind(fd, (struct sockaddr *)&sin, sizeof sin) || R.rlisten(fd, 1);
+	if (ret)
+		snprintf(why, sizeof why, "rbind/rlisten 127.0.0.1: %s", strerror(errno));
 	R.rclose(fd);
 	return !ret;
 }
 
 /* Under svc_lock, only while no sdp4j rsocket is a member: cycles until cap reaches the target (bounded: a cycle
  * that does not join, e.g. no route to 127.0.0.1 over RDMA, is tried a few times, then cap stays as it is). */
-static void cycle(int kind)
+static void cycle(int kind, const struct sockaddr *dst, socklen_t len)
 {
 	struct svc *s = &svcs[kind];
+	struct sockaddr_in lo;
 	int misses = 0;
 
+	memset(&lo, 0, sizeof lo);
+	lo.sin_family = AF_INET;
+	lo.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
 	while (s->cap < s->target && misses < 8) {
-		if (kind == SDP4J_SVC_CONNECT ? cycle_connect() : cycle_listen()) {
+		/* 127.0.0.1 first (no traffic at all); the caller's destination when loopback does not resolve over RDMA */
+		int joined = kind == SDP4J_SVC_LISTEN ? cycle_listen() :
+			     cycle_connect(misses < 2 || !dst ? (struct sockaddr *)&lo : dst, misses < 2 || !dst ? sizeof lo : len);
+
+		if (joined) {
 			s->cycled++;
 			s->cap = 4 * s->cycled + 3;
 		} else {
@@ -126,7 +147,7 @@ static void cycle(int kind)
 	}
 }
 
-int sdp4j_svc_reserve(JNIEnv *env, int kind, const char *call)
+int sdp4j_svc_reserve(JNIEnv *env, int kind, const char *call, const struct sockaddr *dst, socklen_t len)
 {
 	struct svc *s = &svcs[kind];
 	int ok;
@@ -139,7 +160,7 @@ int sdp4j_svc_reserve(JNIEnv *env, int kind, const char *call)
 		return 0;
 	}
 	if (s->used == 0 && s->cap < s->target)
-		cycle(kind);
+		cycle(kind, dst, len);
 	ok = s->used < s->cap;
 	if (ok)
 		s->used++;
@@ -148,7 +169,8 @@ int sdp4j_svc_reserve(JNIEnv *env, int kind, const char *call)
 		sdp4j_throw(env, SDP4J_SOCKX,
 			    "%s: rsocket %s limit %d reached: librdmacm before rdma-core %d corrupts memory when its "
 			    "service thread's set grows while it runs, so sdp4j sizes it before the first %s "
-			    "(raise -D%s=N, %d now)", call, s->what, s->cap, FIXED_IN, s->what, s->property, s->target);
+			    "(raise -D%s=N, %d now)%s%s", call, s->what, s->cap, FIXED_IN, s->what, s->property, s->target,
+			    s->cap < s->target && why[0] ? "; sizing stopped: " : "", s->cap < s->target ? why : "");
 	return ok ? 0 : -1;
 }
 

@@ -241,7 +241,20 @@ final class RsocketServerSocketChannel extends ServerSocketChannel implements Tr
                     if (wait > 0) {
                         slice = Math.min(slice, wait);
                     }
-                    int r = Native.pollListener(fd, wakeFd(), slice, pending == 0);
+                    int r;
+                    if (RsocketParker.onVirtualThread()) { // park (RsocketParker: rpoll watches the channel)
+                        r = RsocketParker.await(fd, Native.POLLIN, wakeFd(), slice);
+                        if ((r & RsocketParker.INTERRUPTED) != 0) {
+                            // Thread.interrupt sets the flag, then closes this channel: let that finish so end()
+                            // reports ClosedByInterruptException
+                            for (int i = 0; i < 100_000 && isOpen(); i++) {
+                                Thread.yield();
+                            }
+                            r |= Native.WOKEN;
+                        }
+                    } else {
+                        r = Native.pollListener(fd, wakeFd(), slice, pending == 0);
+                    }
                     if ((r & Native.WOKEN) != 0) {
                         return null; // closed: end(false) throws AsynchronousClose/ClosedByInterrupt
                     }

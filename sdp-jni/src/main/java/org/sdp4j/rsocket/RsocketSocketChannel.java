@@ -198,7 +198,9 @@ final class RsocketSocketChannel extends SocketChannel implements TransportChann
      * revents ({@code | Native.WOKEN}), 0 on timeout.
      */
     private int await(int fd, int events, int timeoutMillis) throws IOException {
-        int spin = kept.busyPollMicros;
+        boolean virtual = RsocketParker.onVirtualThread();
+        int spin = virtual ? Math.min(kept.busyPollMicros, RsocketParker.VIRTUAL_SPIN_MAX_MICROS)
+                : kept.busyPollMicros;
         if (spin > 0) {
             // the rsocket alone (no system call; see RsocketSocketImpl.await): a close is seen through the flag, a
             // shutdownInput's signal by the rpoll after the spin
@@ -214,7 +216,19 @@ final class RsocketSocketChannel extends SocketChannel implements TransportChann
                 Thread.onSpinWait();
             } while (System.nanoTime() - end < 0);
         }
-        return Native.poll(fd, events, wakeFd(), timeoutMillis);
+        if (!virtual) {
+            return Native.poll(fd, events, wakeFd(), timeoutMillis);
+        }
+        int r = RsocketParker.await(fd, events, wakeFd(), timeoutMillis);
+        if ((r & RsocketParker.INTERRUPTED) != 0) {
+            // Thread.interrupt sets the flag, then closes this channel (AbstractInterruptibleChannel's interruptor):
+            // let that finish so end() reports ClosedByInterruptException
+            for (int i = 0; i < 100_000 && !closing; i++) {
+                Thread.yield();
+            }
+            r = (r & ~RsocketParker.INTERRUPTED) | Native.WOKEN;
+        }
+        return r;
     }
 
     // ---- connect ----

@@ -188,7 +188,8 @@ public final class RsocketSocketImpl extends SocketImpl implements TransportChan
      * completion queue in user space) and watches {@link #closed} instead of the eventfd.
      */
     private int await(int fd, int events, int wait) throws IOException {
-        int spin = busyPollMicros;
+        boolean virtual = RsocketParker.onVirtualThread();
+        int spin = virtual ? Math.min(busyPollMicros, RsocketParker.VIRTUAL_SPIN_MAX_MICROS) : busyPollMicros;
         if (spin > 0 && wait != 0) {
             long end = System.nanoTime() + spin * 1000L;
             do {
@@ -202,7 +203,17 @@ public final class RsocketSocketImpl extends SocketImpl implements TransportChan
                 Thread.onSpinWait();
             } while (System.nanoTime() - end < 0);
         }
-        return Native.poll(fd, events, wakeFd(), wait);
+        return virtual ? interruptible(RsocketParker.await(fd, events, wakeFd(), wait))
+                : Native.poll(fd, events, wakeFd(), wait);
+    }
+
+    /** As the JDK's sockets on a virtual thread: an interrupt during a wait closes the socket. */
+    private int interruptible(int r) throws IOException {
+        if ((r & RsocketParker.INTERRUPTED) != 0) {
+            close();
+            throw new SocketException("Closed by interrupt");
+        }
+        return r;
     }
 
     /** Fills this (not created) impl with an accepted rsocket; on failure nothing of it is kept (the caller closes nfd). */
@@ -411,7 +422,10 @@ public final class RsocketSocketImpl extends SocketImpl implements TransportChan
                 if (wait > 0) {
                     slice = Math.min(slice, wait);
                 }
-                int r = Native.pollListener(fd, wakeFd(), slice, pending == 0);
+                // a virtual thread parks (RsocketParker: its rpoll of a listener watches the channel and settles)
+                int r = RsocketParker.onVirtualThread()
+                        ? interruptible(RsocketParker.await(fd, Native.POLLIN, wakeFd(), slice))
+                        : Native.pollListener(fd, wakeFd(), slice, pending == 0);
                 if ((r & Native.WOKEN) != 0) {
                     throw new SocketException("Socket closed");
                 }
