@@ -207,11 +207,15 @@ public final class RsocketSocketImpl extends SocketImpl implements TransportChan
                 : Native.poll(fd, events, wakeFd(), wait);
     }
 
-    /** As the JDK's sockets on a virtual thread: an interrupt during a wait closes the socket. */
+    /**
+     * As the JDK's NioSocketImpl on a virtual thread: an interrupt during a wait closes the socket and throws
+     * InterruptedIOException, which java.net.Socket/ServerSocket (JDK 21+) turn into closing themselves and
+     * {@code SocketException("Closed by interrupt")}.
+     */
     private int interruptible(int r) throws IOException {
         if ((r & RsocketParker.INTERRUPTED) != 0) {
             close();
-            throw new SocketException("Closed by interrupt");
+            throw new java.io.InterruptedIOException("Closed by interrupt");
         }
         return r;
     }

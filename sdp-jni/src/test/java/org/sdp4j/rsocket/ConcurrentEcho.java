@@ -62,7 +62,7 @@ public final class ConcurrentEcho {
                 try (RsServerSocket ss = listen(addr, port, n)) {
                     Thread srv = tf.newThread(() -> serve(ss, n, tf));
                     srv.start();
-                    runClients(addr, port, n, Integer.parseInt(args[4]), Integer.parseInt(args[5]), tf);
+                    runClients(addr, ss.getLocalPort(), n, Integer.parseInt(args[4]), Integer.parseInt(args[5]), tf);
                     srv.join();
                 }
             }
