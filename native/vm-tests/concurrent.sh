@@ -10,9 +10,10 @@ out=${SDP4J_OUT:-/tmp/sdp4j-vm-out}
 mkdir -p "$out"
 java=${JAVA_HOME:+$JAVA_HOME/bin/}java
 addr=10.9.9.1
-core=$repo/sdp-core/target/classes
-# SDP4J_CLASSES: another build of sdp-jni's classes (with its libsdp4j.so), e.g. one from before a fix
-cp="$repo/sdp-jni/target/test-classes:${SDP4J_CLASSES:-$repo/sdp-jni/target/classes}:$core"
+core=${SDP4J_CORE_CLASSES:-$repo/sdp-core/target/classes}
+# SDP4J_CLASSES / SDP4J_TEST_CLASSES / SDP4J_CORE_CLASSES: another build of sdp-jni's classes (with its libsdp4j.so),
+# test classes, sdp-core's classes (e.g. one from before a fix, or a snapshot the host does not rebuild under the VM)
+cp="${SDP4J_TEST_CLASSES:-$repo/sdp-jni/target/test-classes}:${SDP4J_CLASSES:-$repo/sdp-jni/target/classes}:$core"
 jvm=(-XX:+UseSerialGC -XX:TieredStopAtLevel=1 -Xshare:auto -Djava.net.preferIPv4Stack=true -Xss512k)
 sizes=("$@"); [ ${#sizes[@]} -gt 0 ] || sizes=(4 16 1000)
 passed=0 failed=0 summary=()

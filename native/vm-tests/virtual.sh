@@ -13,8 +13,8 @@ mkdir -p "$out"
 jdk=${SDP4J_VT_JDK:-/usr/lib/jvm/temurin-25-jdk-amd64}
 addr=10.9.9.1
 n=${1:-1000}
-core=$repo/sdp-core/target/classes
-cp="$repo/sdp-jni/target/test-classes:${SDP4J_CLASSES:-$repo/sdp-jni/target/classes}:$core"
+core=${SDP4J_CORE_CLASSES:-$repo/sdp-core/target/classes}
+cp="${SDP4J_TEST_CLASSES:-$repo/sdp-jni/target/test-classes}:${SDP4J_CLASSES:-$repo/sdp-jni/target/classes}:$core"
 ulimit -n 65536 2>/dev/null || ulimit -n "$(ulimit -Hn)"
 passed=0 failed=0 summary=()
 record() { if [ "$2" = 0 ]; then passed=$((passed + 1)); summary+=("PASS  $1 (${3}s)")

@@ -19,8 +19,6 @@ import java.nio.channels.SocketChannel;
 import java.nio.channels.UnresolvedAddressException;
 import java.nio.channels.UnsupportedAddressTypeException;
 import java.nio.channels.spi.SelectorProvider;
-import java.util.ArrayList;
-import java.util.List;
 import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
@@ -52,12 +50,7 @@ final class RsocketSocketChannel extends SocketChannel implements TransportChann
     private final ReentrantLock readLock = new ReentrantLock(), writeLock = new ReentrantLock();
     final RsocketSockopts.Kept kept = new RsocketSockopts.Kept();
 
-    // guarded by stateLock
-    private int rfd, efd;
-    private int useCount;
-    private volatile boolean closing; // volatile: read without the lock by the busy-poll loop
-    private final List<Poller> pollers = new ArrayList<>(1);
-    private boolean readerWaiting;
+    private final RsocketHandle h;
 
     private volatile int state;
     private volatile boolean inputShutdown, outputShutdown;
@@ -70,22 +63,11 @@ final class RsocketSocketChannel extends SocketChannel implements TransportChann
     RsocketSocketChannel(SelectorProvider provider, Transport owner) throws IOException {
         super(provider);
         this.owner = owner;
-        Rsocket.ensureAvailability();
-        int ev = Native.eventfd();
-        int fd;
-        try {
-            fd = Native.socket(false);
-        } catch (IOException | RuntimeException e) {
-            Native.closeEvent(ev);
-            throw e;
-        }
-        rfd = fd;
-        efd = ev;
+        h = RsocketHandle.open();
         try {
             RsocketTunables.applyGlobal(this::setTunable);
         } catch (IOException | RuntimeException e) {
-            Native.close(fd);
-            Native.closeEvent(ev);
+            h.close();
             throw e;
         }
     }
@@ -96,42 +78,25 @@ final class RsocketSocketChannel extends SocketChannel implements TransportChann
         this.owner = owner;
         InetSocketAddress peer = RsocketSocketImpl.decode(Native.sockname(nfd, true));
         InetSocketAddress me = RsocketSocketImpl.decode(Native.sockname(nfd, false));
-        efd = Native.eventfd();
-        rfd = nfd;
+        h = RsocketHandle.accepted(nfd);
         remote = peer;
         local = me;
         state = CONNECTED;
         kept.busyPollMicros = busyPollMicros;
     }
 
-    // ---- counting operations in and out ----
+    // ---- counting operations in and out: the handle ----
 
     private int enter() throws ClosedChannelException {
-        synchronized (stateLock) {
-            if (closing || !isOpen()) {
-                throw new ClosedChannelException();
-            }
-            useCount++;
-            return rfd;
+        int fd = isOpen() ? h.enter() : -1;
+        if (fd < 0) {
+            throw new ClosedChannelException();
         }
+        return fd;
     }
 
     private void exit() {
-        int fd = -1, ev = -1;
-        synchronized (stateLock) {
-            if (--useCount == 0 && closing) {
-                fd = rfd;
-                ev = efd;
-                rfd = efd = -1;
-            }
-        }
-        Native.closeQuietly(fd, ev);
-    }
-
-    private int wakeFd() {
-        synchronized (stateLock) {
-            return efd;
-        }
+        h.exit();
     }
 
     @Override
@@ -141,51 +106,22 @@ final class RsocketSocketChannel extends SocketChannel implements TransportChann
 
     @Override
     public int pollFd() {
-        synchronized (stateLock) {
-            return rfd;
-        }
+        return h.fd();
     }
 
     @Override
     public int pollBegin(Poller poller) {
-        synchronized (stateLock) {
-            if (closing || !isOpen()) {
-                return -1;
-            }
-            useCount++;
-            pollers.add(poller);
-            return rfd;
-        }
+        return isOpen() ? h.pollBegin(poller) : -1;
     }
 
     @Override
     public void pollEnd(Poller poller) {
-        synchronized (stateLock) {
-            pollers.remove(poller);
-        }
-        exit();
+        h.pollEnd(poller);
     }
 
     @Override
     protected void implCloseSelectableChannel() throws IOException {
-        int fd, ev;
-        synchronized (stateLock) {
-            if (closing) {
-                return;
-            }
-            closing = true;
-            if (useCount > 0) {
-                Native.signal(efd); // blocked operations wake and leave; the last one out closes
-                for (Poller p : pollers) {
-                    p.wakeup(); // a selector polling this rsocket returns, then pollEnd closes
-                }
-                return;
-            }
-            fd = rfd;
-            ev = efd;
-            rfd = efd = -1;
-        }
-        Native.closeQuietly(fd, ev);
+        h.close();
     }
 
     @Override
@@ -194,36 +130,15 @@ final class RsocketSocketChannel extends SocketChannel implements TransportChann
     }
 
     /**
-     * Waits in rpoll for {@code events} or the wakeup eventfd, spinning first for the busy-poll time. Returns the
-     * revents ({@code | Native.WOKEN}), 0 on timeout.
+     * Waits for {@code events} or the wakeup eventfd ({@link RsocketHandle#await}). Returns the revents
+     * ({@code | Native.WOKEN}), 0 on timeout.
      */
     private int await(int fd, int events, int timeoutMillis) throws IOException {
-        boolean virtual = RsocketParker.onVirtualThread();
-        int spin = virtual ? Math.min(kept.busyPollMicros, RsocketParker.VIRTUAL_SPIN_MAX_MICROS)
-                : kept.busyPollMicros;
-        if (spin > 0) {
-            // the rsocket alone (no system call; see RsocketSocketImpl.await): a close is seen through the flag, a
-            // shutdownInput's signal by the rpoll after the spin
-            long end = System.nanoTime() + spin * 1000L;
-            do {
-                int r = Native.poll(fd, events, -1, 0);
-                if (r != 0) {
-                    return r;
-                }
-                if (closing) {
-                    return Native.WOKEN;
-                }
-                Thread.onSpinWait();
-            } while (System.nanoTime() - end < 0);
-        }
-        if (!virtual) {
-            return Native.poll(fd, events, wakeFd(), timeoutMillis);
-        }
-        int r = RsocketParker.await(fd, events, wakeFd(), timeoutMillis);
+        int r = h.await(fd, events, timeoutMillis, kept.busyPollMicros);
         if ((r & RsocketParker.INTERRUPTED) != 0) {
             // Thread.interrupt sets the flag, then closes this channel (AbstractInterruptibleChannel's interruptor):
             // let that finish so end() reports ClosedByInterruptException
-            for (int i = 0; i < 100_000 && !closing; i++) {
+            for (int i = 0; i < 100_000 && !h.isClosing(); i++) {
                 Thread.yield();
             }
             r = (r & ~RsocketParker.INTERRUPTED) | Native.WOKEN;
@@ -236,7 +151,7 @@ final class RsocketSocketChannel extends SocketChannel implements TransportChann
     @Override
     public SocketChannel bind(SocketAddress localAddress) throws IOException {
         synchronized (stateLock) {
-            if (closing || !isOpen()) {
+            if (h.isClosing() || !isOpen()) {
                 throw new ClosedChannelException();
             }
             if (state == PENDING) {
@@ -300,7 +215,7 @@ final class RsocketSocketChannel extends SocketChannel implements TransportChann
                 writeLock.lock();
                 try {
                     synchronized (stateLock) {
-                        if (closing || !isOpen()) {
+                        if (h.isClosing() || !isOpen()) {
                             throw new ClosedChannelException();
                         }
                         if (state == CONNECTED) {
@@ -393,9 +308,7 @@ final class RsocketSocketChannel extends SocketChannel implements TransportChann
     }
 
     private boolean isClosing() {
-        synchronized (stateLock) {
-            return closing;
-        }
+        return h.isClosing();
     }
 
     private void closeQuietly(Exception e) {
@@ -537,22 +450,18 @@ final class RsocketSocketChannel extends SocketChannel implements TransportChann
                         wait = (int) Math.max(1, Math.min(Integer.MAX_VALUE,
                                 TimeUnit.NANOSECONDS.toMillis(ns + 999_999)));
                     }
-                    synchronized (stateLock) {
-                        readerWaiting = true;
-                    }
+                    h.readerWaiting(true);
                     int r;
                     try {
                         r = await(fd, Native.POLLIN, wait);
                     } finally {
-                        synchronized (stateLock) {
-                            readerWaiting = false;
-                        }
+                        h.readerWaiting(false);
                     }
                     if ((r & Native.WOKEN) != 0) {
                         if (isClosing()) {
                             return 0; // end(false) throws AsynchronousCloseException / ClosedByInterruptException
                         }
-                        drainWakeup(); // shutdownInput's signal
+                        h.drainWakeup(); // shutdownInput's signal
                     }
                 }
             } finally {
@@ -601,14 +510,6 @@ final class RsocketSocketChannel extends SocketChannel implements TransportChann
         return total;
     }
 
-    /** Empties the wakeup eventfd after a shutdownInput signal (never after a close: closing stays signalled). */
-    private void drainWakeup() throws IOException {
-        int ev = wakeFd();
-        if (ev >= 0) {
-            Native.pollMany(new int[0], new short[0], new short[0], 0, ev, 0);
-        }
-    }
-
     @Override
     public int write(ByteBuffer src) throws IOException {
         Objects.requireNonNull(src, "src");
@@ -650,7 +551,7 @@ final class RsocketSocketChannel extends SocketChannel implements TransportChann
                         if (isClosing()) {
                             return total;
                         }
-                        drainWakeup();
+                        h.drainWakeup();
                     }
                 }
             } finally {
@@ -709,11 +610,7 @@ final class RsocketSocketChannel extends SocketChannel implements TransportChann
             if (!inputShutdown) {
                 Native.shutdown(fd, Native.SHUT_RD);
                 inputShutdown = true;
-                synchronized (stateLock) {
-                    if (readerWaiting) {
-                        Native.signal(efd); // rsockets gives no event for a local SHUT_RD: wake the reader
-                    }
-                }
+                h.wakeReader(); // rsockets gives no event for a local SHUT_RD
             }
         } finally {
             exit();

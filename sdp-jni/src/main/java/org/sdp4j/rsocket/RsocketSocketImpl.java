@@ -17,10 +17,10 @@ import java.net.StandardSocketOptions;
 import java.net.UnknownHostException;
 import java.util.Objects;
 import java.util.Set;
-import java.util.concurrent.TimeUnit;
 
 import jdk.net.ExtendedSocketOptions;
 
+import org.sdp4j.transport.Deadline;
 import org.sdp4j.transport.Transport;
 import org.sdp4j.transport.TransportChannel;
 
@@ -40,26 +40,17 @@ import org.sdp4j.transport.TransportChannel;
  * rrecv/rsend: no copy but the one into rsockets' registered buffers). {@link #available()} peeks without consuming
  * (rsockets has no FIONREAD).
  *
- * <p>A concurrent {@link #shutdownInput()} does not wake a reader already waiting (rsockets gives no event for a
- * local SHUT_RD); that reader returns at its next data, timeout or close, and later reads return -1.
+ * <p>A concurrent {@link #shutdownInput()} wakes a reader already waiting (rsockets gives no event for a local
+ * SHUT_RD: the handle signals its eventfd), which returns -1, as with TCP.
  */
-public final class RsocketSocketImpl extends SocketImpl implements TransportChannel {
-
-    /** How long one wait of accept watches the listener before re-checking (ms). */
-    private static final int ACCEPT_SLICE_MS = 100;
-    /** After a connection request: retries of raccept at 1, 2, 4 .. 32 ms, then 32 ms, up to this many. */
-    private static final int ACCEPT_BACKOFF_STEPS = 14;
-    private static final int ACCEPT_BACKOFF_MAX_MS = 32;
+final class RsocketSocketImpl extends SocketImpl implements TransportChannel {
 
     private final boolean server;
     private final Object stateLock = new Object();
 
     // guarded by stateLock
-    private boolean created;
-    private volatile boolean closed; // volatile: read without the lock by the busy-poll loop
-    private int useCount;
-    private int rfd = -1; // the rsocket
-    private int efd = -1; // wakeup eventfd
+    private boolean closed;
+    private RsocketHandle h; // the rsocket, once created or accepted
     private InputStream in;
     private OutputStream out;
 
@@ -80,51 +71,30 @@ public final class RsocketSocketImpl extends SocketImpl implements TransportChan
 
     /** Counts an operation in; returns the rsocket. */
     private int begin() throws SocketException {
+        RsocketHandle hh;
         synchronized (stateLock) {
             if (closed) {
                 throw new SocketException("Socket closed");
             }
-            if (!created) {
+            if (h == null) {
                 throw new SocketException("Socket not created");
             }
-            useCount++;
-            return rfd;
+            hh = h;
         }
+        int fd = hh.enter();
+        if (fd < 0) {
+            throw new SocketException("Socket closed");
+        }
+        return fd;
     }
 
     private void end() {
-        int fd = -1, ev = -1;
-        synchronized (stateLock) {
-            if (--useCount == 0 && closed) {
-                fd = rfd;
-                ev = efd;
-                rfd = efd = -1;
-            }
-        }
-        if (ev >= 0) {
-            try {
-                closeNative(fd, ev);
-            } catch (IOException ignored) {
-                // the operation that brought us here is failing with "Socket closed" already
-            }
-        }
+        handle().exit();
     }
 
-    private int wakeFd() {
+    private RsocketHandle handle() {
         synchronized (stateLock) {
-            return efd;
-        }
-    }
-
-    private static void closeNative(int fd, int ev) throws IOException {
-        try {
-            if (fd >= 0) {
-                Native.close(fd);
-            }
-        } finally {
-            if (ev >= 0) {
-                Native.closeEvent(ev);
-            }
+            return h;
         }
     }
 
@@ -138,21 +108,10 @@ public final class RsocketSocketImpl extends SocketImpl implements TransportChan
             if (closed) {
                 throw new SocketException("Socket closed");
             }
-            if (created) {
+            if (h != null) {
                 throw new SocketException("Already created");
             }
-            int ev = Native.eventfd();
-            int fd;
-            try {
-                // The domain matters to rsockets only until bind/connect, which take the family of the address.
-                fd = Native.socket(false);
-            } catch (IOException | RuntimeException e) {
-                Native.closeEvent(ev);
-                throw e;
-            }
-            efd = ev;
-            rfd = fd;
-            created = true;
+            h = RsocketHandle.open();
             this.fd = new FileDescriptor(); // not a kernel socket: a marker only, never handed to the JDK
         }
         RsocketTunables.applyGlobal(this::setTunable); // -Dsdp4j.rsocket.*: before anything else is set
@@ -182,29 +141,9 @@ public final class RsocketSocketImpl extends SocketImpl implements TransportChan
         }
     }
 
-    /**
-     * rpoll on the rsocket and the wakeup eventfd, spinning first for the busy-poll time (RDMA_BUSY_POLL). The spin
-     * polls the rsocket alone ({@code rpoll} timeout 0 without the eventfd: no system call, librdmacm polls its
-     * completion queue in user space) and watches {@link #closed} instead of the eventfd.
-     */
+    /** Waits for events on the rsocket or a close ({@link RsocketHandle#await}): revents | Native.WOKEN, 0 on timeout. */
     private int await(int fd, int events, int wait) throws IOException {
-        boolean virtual = RsocketParker.onVirtualThread();
-        int spin = virtual ? Math.min(busyPollMicros, RsocketParker.VIRTUAL_SPIN_MAX_MICROS) : busyPollMicros;
-        if (spin > 0 && wait != 0) {
-            long end = System.nanoTime() + spin * 1000L;
-            do {
-                int r = Native.poll(fd, events, -1, 0);
-                if (r != 0) {
-                    return r;
-                }
-                if (closed) {
-                    return Native.WOKEN; // what the eventfd would say
-                }
-                Thread.onSpinWait();
-            } while (System.nanoTime() - end < 0);
-        }
-        return virtual ? interruptible(RsocketParker.await(fd, events, wakeFd(), wait))
-                : Native.poll(fd, events, wakeFd(), wait);
+        return interruptible(handle().await(fd, events, wait, busyPollMicros));
     }
 
     /**
@@ -224,15 +163,11 @@ public final class RsocketSocketImpl extends SocketImpl implements TransportChan
     private void accepted(int nfd) throws IOException {
         InetSocketAddress peer = decode(Native.sockname(nfd, true));
         int lport = decode(Native.sockname(nfd, false)).getPort();
-        int ev = Native.eventfd();
         synchronized (stateLock) {
-            if (created || closed) {
-                Native.closeEvent(ev);
+            if (h != null || closed) {
                 throw new SocketException("accept: the SocketImpl to fill is already in use or closed");
             }
-            rfd = nfd;
-            efd = ev;
-            created = true;
+            h = RsocketHandle.accepted(nfd);
             connected = true;
             bound = true;
             this.fd = new FileDescriptor();
@@ -244,24 +179,17 @@ public final class RsocketSocketImpl extends SocketImpl implements TransportChan
 
     @Override
     protected void close() throws IOException {
-        int fd, ev;
+        RsocketHandle hh;
         synchronized (stateLock) {
             if (closed) {
                 return;
             }
             closed = true;
-            if (!created) {
-                return;
-            }
-            if (useCount > 0) {
-                Native.signal(efd); // a waiting thread wakes, throws, and the last one out closes
-                return;
-            }
-            fd = rfd;
-            ev = efd;
-            rfd = efd = -1;
+            hh = h;
         }
-        closeNative(fd, ev);
+        if (hh != null) {
+            hh.close(); // now, or by the last operation to leave
+        }
     }
 
     boolean isClosed() {
@@ -310,10 +238,10 @@ public final class RsocketSocketImpl extends SocketImpl implements TransportChan
                 throw new SocketException("Socket is listening");
             }
             RsocketTunables.applyRule(true, new InetSocketAddress(ia, rport), this::setTunable); // before rconnect
-            long deadline = timeoutMillis > 0 ? System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(timeoutMillis) : 0;
+            Deadline deadline = Deadline.afterMillis(timeoutMillis);
             boolean done = Native.connect(fd, addr, scope, rport);
             while (!done) {
-                int wait = remaining(deadline);
+                int wait = deadline.pollMillis();
                 if (wait == 0) {
                     throw new SocketTimeoutException("rconnect " + hostPort(ia, rport) + ": connect timed out after "
                             + timeoutMillis + " ms");
@@ -343,22 +271,6 @@ public final class RsocketSocketImpl extends SocketImpl implements TransportChan
         } finally {
             end();
         }
-    }
-
-    /** Milliseconds to wait: -1 without deadline, 0 when it passed, else at least 1. */
-    private static int remaining(long deadline) {
-        if (deadline == 0) {
-            return -1;
-        }
-        long ns = deadline - System.nanoTime();
-        if (ns <= 0) {
-            return 0;
-        }
-        return (int) Math.min(Integer.MAX_VALUE, Math.max(1, TimeUnit.NANOSECONDS.toMillis(ns + 999_999)));
-    }
-
-    private static long deadline(int timeoutMillis) {
-        return timeoutMillis > 0 ? System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(timeoutMillis) : 0;
     }
 
     @Override
@@ -412,32 +324,12 @@ public final class RsocketSocketImpl extends SocketImpl implements TransportChan
             if (!listening) {
                 throw new SocketException("accept: the socket is not listening");
             }
-            long deadline = deadline(timeout);
-            int nfd;
-            int pending = 0; // > 0: a connection request was seen; backing off until librdmacm has queued it
-            while ((nfd = Native.accept(fd)) == Native.UNAVAILABLE) {
-                int wait = remaining(deadline);
-                if (wait == 0) {
-                    throw new SocketTimeoutException("Accept timed out");
-                }
-                // Watching the listener's rdma_cm channel catches a request at once; the slice bounds the rare case of
-                // a request taken by librdmacm's accept service thread before this thread started watching.
-                int slice = pending > 0 ? Math.min(1 << (pending - 1), ACCEPT_BACKOFF_MAX_MS) : ACCEPT_SLICE_MS;
-                if (wait > 0) {
-                    slice = Math.min(slice, wait);
-                }
-                // a virtual thread parks (RsocketParker: its rpoll of a listener watches the channel and settles)
-                int r = RsocketParker.onVirtualThread()
-                        ? interruptible(RsocketParker.await(fd, Native.POLLIN, wakeFd(), slice))
-                        : Native.pollListener(fd, wakeFd(), slice, pending == 0);
-                if ((r & Native.WOKEN) != 0) {
-                    throw new SocketException("Socket closed");
-                }
-                if ((r & Native.POLLIN) != 0) {
-                    pending = 1;
-                } else if (pending > 0) {
-                    pending = pending < ACCEPT_BACKOFF_STEPS ? pending + 1 : 0;
-                }
+            int nfd = handle().accept(fd, Deadline.afterMillis(timeout));
+            if (nfd == RsocketHandle.ACCEPT_INTERRUPTED) {
+                interruptible(RsocketParker.INTERRUPTED);
+            }
+            if (nfd < 0) {
+                throw new SocketException("Socket closed");
             }
             try {
                 target.accepted(nfd);
@@ -467,19 +359,32 @@ public final class RsocketSocketImpl extends SocketImpl implements TransportChan
             if (inputShutdown) {
                 return -1;
             }
-            long deadline = deadline(timeout);
+            Deadline deadline = Deadline.afterMillis(timeout);
+            RsocketHandle hh = handle();
             for (;;) {
                 int n = Native.read(fd, b, off, len);
                 if (n != Native.UNAVAILABLE) {
                     return n; // > 0, or EOF (-1)
                 }
-                int wait = remaining(deadline);
+                int wait = deadline.pollMillis();
                 if (wait == 0) {
                     throw new SocketTimeoutException("Read timed out");
                 }
-                int r = await(fd, Native.POLLIN, wait);
+                hh.readerWaiting(true);
+                int r;
+                try {
+                    r = await(fd, Native.POLLIN, wait);
+                } finally {
+                    hh.readerWaiting(false);
+                }
                 if ((r & Native.WOKEN) != 0) {
-                    throw new SocketException("Socket closed");
+                    if (hh.isClosing()) {
+                        throw new SocketException("Socket closed");
+                    }
+                    hh.drainWakeup(); // shutdownInput's signal: end of stream, as TCP gives
+                }
+                if (inputShutdown) {
+                    return -1;
                 }
             }
         } finally {
@@ -503,7 +408,10 @@ public final class RsocketSocketImpl extends SocketImpl implements TransportChan
                 }
                 int r = await(fd, Native.POLLOUT, -1);
                 if ((r & Native.WOKEN) != 0) {
-                    throw new SocketException("Socket closed");
+                    if (handle().isClosing()) {
+                        throw new SocketException("Socket closed");
+                    }
+                    handle().drainWakeup(); // a shutdownInput's signal meant for a reader
                 }
             }
         } finally {
@@ -566,6 +474,7 @@ public final class RsocketSocketImpl extends SocketImpl implements TransportChan
             if (!inputShutdown) {
                 Native.shutdown(fd, Native.SHUT_RD);
                 inputShutdown = true;
+                handle().wakeReader(); // rsockets gives no event for a local SHUT_RD: a blocked reader gets -1
             }
         } finally {
             end();
@@ -935,9 +844,8 @@ public final class RsocketSocketImpl extends SocketImpl implements TransportChan
 
     /** The rsocket descriptor, -1 when none (for logs and tests). */
     public int rsocketFd() {
-        synchronized (stateLock) {
-            return rfd;
-        }
+        RsocketHandle hh = handle();
+        return hh == null ? -1 : hh.fd();
     }
 
     @Override
