@@ -198,12 +198,9 @@ final class RsocketServerSocketChannel extends ServerSocketChannel implements Tr
     }
 
     void setTunable(SocketOption<Integer> name, Integer value) throws IOException {
-        if (kept.explicit.contains(name) || !RsocketSockopts.SERVER.contains(name)) {
-            return;
-        }
         int fd = enter();
         try {
-            RsocketSockopts.set(fd, kept, name, value);
+            RsocketSockopts.setTunable(fd, kept, RsocketSockopts.SERVER_TUNABLES, name, value);
         } finally {
             exit();
         }

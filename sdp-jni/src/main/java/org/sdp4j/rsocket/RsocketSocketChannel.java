@@ -672,12 +672,9 @@ final class RsocketSocketChannel extends SocketChannel implements TransportChann
 
     /** A tunable (global or per rule): set unless the application set this option on this channel itself. */
     void setTunable(SocketOption<Integer> name, Integer value) throws IOException {
-        if (kept.explicit.contains(name)) {
-            return;
-        }
         int fd = enter();
         try {
-            RsocketSockopts.set(fd, kept, name, value);
+            RsocketSockopts.setTunable(fd, kept, RsocketSockopts.CLIENT, name, value);
         } finally {
             exit();
         }

@@ -56,12 +56,8 @@ final class RsocketSocketImpl extends SocketImpl implements TransportChannel {
 
     private volatile boolean bound, listening, connected, inputShutdown, outputShutdown;
     private volatile int timeout; // SO_TIMEOUT, ms
-    private volatile int lingerSeconds = -1; // rsockets keeps on/off only
-    private volatile int trafficClass; // IP_TOS: accepted and ignored, as Socket.setTrafficClass allows
-    private volatile int keepInterval, keepCount; // TCP_KEEPINTERVAL/TCP_KEEPCOUNT: rsockets accepts and ignores them
-    private volatile int busyPollMicros; // RsocketOptions.BUSY_POLL
-    /** Options the application set itself: the tunables (global, per rule) never override them. */
-    private final Set<SocketOption<?>> explicit = java.util.concurrent.ConcurrentHashMap.newKeySet();
+    /** Java-side option values and the options the application set itself (RsocketSockopts: one table). */
+    final RsocketSockopts.Kept kept = new RsocketSockopts.Kept();
 
     RsocketSocketImpl(boolean server) {
         this.server = server;
@@ -119,23 +115,10 @@ final class RsocketSocketImpl extends SocketImpl implements TransportChannel {
 
     /** A tunable (global or per rule): applied unless the application set this option itself. */
     private void setTunable(SocketOption<Integer> name, Integer value) throws IOException {
-        if (explicit.contains(name)
-                || !(supportedOptions().contains(name) || name == java.net.StandardSocketOptions.SO_SNDBUF)) {
-            return; // SO_SNDBUF on a listener: not a ServerSocket option, but what its accepted rsockets inherit
-        }
-        if (name == RsocketOptions.BUSY_POLL) {
-            busyPollMicros = value;
-            return;
-        }
         int fd = begin();
         try {
-            if (name == java.net.StandardSocketOptions.SO_SNDBUF) {
-                Native.setOption(fd, Native.OPT_SO_SNDBUF, value);
-            } else if (name == java.net.StandardSocketOptions.SO_RCVBUF) {
-                Native.setOption(fd, Native.OPT_SO_RCVBUF, value);
-            } else {
-                Native.setOption(fd, ((RsocketOptions.Opt) name).id, value);
-            }
+            RsocketSockopts.setTunable(fd, kept, server ? RsocketSockopts.SERVER_TUNABLES : RsocketSockopts.CLIENT,
+                    name, value);
         } finally {
             end();
         }
@@ -143,7 +126,7 @@ final class RsocketSocketImpl extends SocketImpl implements TransportChannel {
 
     /** Waits for events on the rsocket or a close ({@link RsocketHandle#await}): revents | Native.WOKEN, 0 on timeout. */
     private int await(int fd, int events, int wait) throws IOException {
-        return interruptible(handle().await(fd, events, wait, busyPollMicros));
+        return interruptible(handle().await(fd, events, wait, kept.busyPollMicros));
     }
 
     /**
@@ -333,7 +316,7 @@ final class RsocketSocketImpl extends SocketImpl implements TransportChannel {
             }
             try {
                 target.accepted(nfd);
-                target.busyPollMicros = busyPollMicros;
+                target.kept.busyPollMicros = kept.busyPollMicros;
             } catch (IOException | RuntimeException e) {
                 try {
                     Native.close(nfd);
@@ -507,78 +490,42 @@ final class RsocketSocketImpl extends SocketImpl implements TransportChannel {
         throw new SocketException("sendUrgentData: not supported by rsockets");
     }
 
-    // ---- options: the int form (java.net.SocketOptions) ----
+    // ---- options: one table (RsocketSockopts) for both forms and for the channels ----
 
     @Override
     public void setOption(int optID, Object value) throws SocketException {
         if (optID == SO_TIMEOUT) { // Java-side only: allowed before create(), as on the JDK's own impl
-            int t = intValue(optID, value);
-            if (t < 0) {
+            if (!(value instanceof Integer)) {
+                throw new SocketException("SO_TIMEOUT: needs an Integer, got " + value);
+            }
+            if ((Integer) value < 0) {
                 throw new IllegalArgumentException("SO_TIMEOUT: timeout < 0");
             }
             if (isClosed()) {
                 throw new SocketException("Socket closed");
             }
-            timeout = t;
+            timeout = (Integer) value;
             return;
+        }
+        Object v = value;
+        if (optID == SO_LINGER && value instanceof Boolean) { // Socket.setSoLinger: FALSE for off, an Integer for on
+            if ((Boolean) value) {
+                throw new SocketException("SO_LINGER: on needs a time in seconds");
+            }
+            v = -1;
         }
         int fd = begin();
         try {
-            switch (optID) {
-                case SO_TIMEOUT: {
-                    int t = intValue(optID, value);
-                    if (t < 0) {
-                        throw new IllegalArgumentException("SO_TIMEOUT: timeout < 0");
-                    }
-                    timeout = t;
-                    break;
-                }
-                case TCP_NODELAY:
-                    Native.setOption(fd, Native.OPT_TCP_NODELAY, boolValue(optID, value) ? 1 : 0);
-                    break;
-                case SO_SNDBUF:
-                case SO_RCVBUF: {
-                    int v = intValue(optID, value);
-                    if (v <= 0) {
-                        throw new IllegalArgumentException(optName(optID) + ": size must be positive: " + v);
-                    }
-                    Native.setOption(fd, optID == SO_SNDBUF ? Native.OPT_SO_SNDBUF : Native.OPT_SO_RCVBUF, v);
-                    explicit.add(optID == SO_SNDBUF ? StandardSocketOptions.SO_SNDBUF : StandardSocketOptions.SO_RCVBUF);
-                    break;
-                }
-                case SO_KEEPALIVE:
-                    Native.setOption(fd, Native.OPT_SO_KEEPALIVE, boolValue(optID, value) ? 1 : 0);
-                    break;
-                case SO_REUSEADDR:
-                    Native.setOption(fd, Native.OPT_SO_REUSEADDR, boolValue(optID, value) ? 1 : 0);
-                    break;
-                case SO_OOBINLINE:
-                    Native.setOption(fd, Native.OPT_SO_OOBINLINE, boolValue(optID, value) ? 1 : 0);
-                    break;
-                case SO_LINGER: {
-                    // Socket.setSoLinger passes Boolean.FALSE for off, an Integer for on
-                    int secs;
-                    if (value instanceof Boolean) {
-                        if ((Boolean) value) {
-                            throw new SocketException("SO_LINGER: on needs a time in seconds");
-                        }
-                        secs = -1;
-                    } else {
-                        secs = intValue(optID, value);
-                        if (secs < 0) {
-                            secs = -1;
-                        }
-                    }
-                    Native.setOption(fd, Native.OPT_SO_LINGER, secs);
-                    lingerSeconds = secs;
-                    break;
-                }
-                case IP_TOS:
-                    trafficClass = intValue(optID, value) & 0xFF;
-                    break;
-                default:
-                    throw new SocketException("rsockets: option " + optName(optID) + " not supported");
+            if (optID == SO_OOBINLINE) { // no SocketOption form; rsockets keeps the flag
+                Native.setOption(fd, Native.OPT_SO_OOBINLINE, bool(optID, value) ? 1 : 0);
+                return;
             }
+            SocketOption<?> name = option(optID);
+            if (!name.type().isInstance(v)) {
+                throw new SocketException(name + ": needs " + name.type().getSimpleName() + ", got " + value);
+            }
+            RsocketSockopts.set(fd, kept, name, v);
+            kept.explicit.add(name);
         } catch (SocketException e) {
             throw e;
         } catch (IOException e) {
@@ -598,32 +545,17 @@ final class RsocketSocketImpl extends SocketImpl implements TransportChannel {
         }
         int fd = begin();
         try {
-            switch (optID) {
-                case SO_TIMEOUT:
-                    return timeout;
-                case TCP_NODELAY:
-                    return Native.getOption(fd, Native.OPT_TCP_NODELAY) != 0;
-                case SO_SNDBUF:
-                    return Native.getOption(fd, Native.OPT_SO_SNDBUF);
-                case SO_RCVBUF:
-                    return Native.getOption(fd, Native.OPT_SO_RCVBUF);
-                case SO_KEEPALIVE:
-                    return Native.getOption(fd, Native.OPT_SO_KEEPALIVE) != 0;
-                case SO_REUSEADDR:
-                    return Native.getOption(fd, Native.OPT_SO_REUSEADDR) != 0;
-                case SO_OOBINLINE:
-                    return Native.getOption(fd, Native.OPT_SO_OOBINLINE) != 0;
-                case SO_LINGER: {
-                    int secs = lingerSeconds;
-                    return secs < 0 ? (Object) Boolean.FALSE : (Object) secs;
-                }
-                case SO_BINDADDR:
-                    return bound ? decode(Native.sockname(fd, false)).getAddress() : new InetSocketAddress(0).getAddress();
-                case IP_TOS:
-                    return trafficClass;
-                default:
-                    throw new SocketException("rsockets: option " + optName(optID) + " not supported");
+            if (optID == SO_OOBINLINE) {
+                return Native.getOption(fd, Native.OPT_SO_OOBINLINE) != 0;
             }
+            if (optID == SO_BINDADDR) {
+                return bound ? decode(Native.sockname(fd, false)).getAddress() : new InetSocketAddress(0).getAddress();
+            }
+            Object v = RsocketSockopts.get(fd, kept, option(optID));
+            if (optID == SO_LINGER) {
+                return (Integer) v < 0 ? (Object) Boolean.FALSE : v;
+            }
+            return v;
         } catch (SocketException e) {
             throw e;
         } catch (IOException e) {
@@ -633,169 +565,53 @@ final class RsocketSocketImpl extends SocketImpl implements TransportChannel {
         }
     }
 
-    // ---- options: the SocketOption<T> form ----
+    /** The SocketOption of a java.net.SocketOptions id, as the table knows it. */
+    private static SocketOption<?> option(int optID) throws SocketException {
+        switch (optID) {
+            case TCP_NODELAY: return StandardSocketOptions.TCP_NODELAY;
+            case SO_SNDBUF: return StandardSocketOptions.SO_SNDBUF;
+            case SO_RCVBUF: return StandardSocketOptions.SO_RCVBUF;
+            case SO_KEEPALIVE: return StandardSocketOptions.SO_KEEPALIVE;
+            case SO_REUSEADDR: return StandardSocketOptions.SO_REUSEADDR;
+            case SO_LINGER: return StandardSocketOptions.SO_LINGER;
+            case IP_TOS: return StandardSocketOptions.IP_TOS;
+            default: throw new SocketException("rsockets: option 0x" + Integer.toHexString(optID) + " not supported");
+        }
+    }
 
-    // jdk.net's keep-alive options: JDBC drivers (IBM JCC among them) set TCP_KEEPIDLE through Socket.setOption.
-    // rsockets implements the idle time (its keep-alive service thread); interval and count do not apply to an RDMA
-    // reliable connection and are kept only to be read back.
-    private static final Set<SocketOption<?>> CLIENT_OPTIONS = Set.of(StandardSocketOptions.SO_SNDBUF,
-            StandardSocketOptions.SO_RCVBUF, StandardSocketOptions.SO_KEEPALIVE, StandardSocketOptions.SO_LINGER,
-            StandardSocketOptions.SO_REUSEADDR, StandardSocketOptions.TCP_NODELAY, StandardSocketOptions.IP_TOS,
-            ExtendedSocketOptions.TCP_KEEPIDLE, ExtendedSocketOptions.TCP_KEEPINTERVAL,
-            ExtendedSocketOptions.TCP_KEEPCOUNT,
-            RsocketOptions.RDMA_SQSIZE, RsocketOptions.RDMA_RQSIZE, RsocketOptions.RDMA_INLINE,
-            RsocketOptions.BUSY_POLL);
-    private static final Set<SocketOption<?>> SERVER_OPTIONS = Set.of(StandardSocketOptions.SO_RCVBUF,
-            StandardSocketOptions.SO_REUSEADDR, StandardSocketOptions.IP_TOS,
-            RsocketOptions.RDMA_SQSIZE, RsocketOptions.RDMA_RQSIZE, RsocketOptions.RDMA_INLINE,
-            RsocketOptions.BUSY_POLL);
+    private static boolean bool(int optID, Object value) throws SocketException {
+        if (value instanceof Boolean) {
+            return (Boolean) value;
+        }
+        throw new SocketException("option 0x" + Integer.toHexString(optID) + ": needs a Boolean, got " + value);
+    }
 
     @Override
     protected Set<SocketOption<?>> supportedOptions() {
-        return server ? SERVER_OPTIONS : CLIENT_OPTIONS;
+        return server ? RsocketSockopts.SERVER : RsocketSockopts.CLIENT;
     }
 
     @Override
     protected <T> void setOption(SocketOption<T> name, T value) throws IOException {
-        Objects.requireNonNull(name, "name");
-        if (!supportedOptions().contains(name)) {
-            throw new UnsupportedOperationException("'" + name + "' not supported");
-        }
-        if (!name.type().isInstance(value)) {
-            throw new IllegalArgumentException("Invalid value '" + value + "' for " + name);
-        }
-        explicit.add(name);
-        if (name == RsocketOptions.BUSY_POLL) {
-            int v = (Integer) value;
-            if (v < 0) {
-                throw new IllegalArgumentException("Invalid value '" + value + "' for " + name);
-            }
-            int fd = begin(); // fails on a closed socket, as the others do
-            try {
-                busyPollMicros = v;
-            } finally {
-                end();
-            }
-        } else if (name instanceof RsocketOptions.Opt || name == ExtendedSocketOptions.TCP_KEEPIDLE) {
-            int v = (Integer) value;
-            if (name == ExtendedSocketOptions.TCP_KEEPIDLE && v <= 0) {
-                throw new IllegalArgumentException("Invalid value '" + value + "' for " + name);
-            }
-            int fd = begin();
-            try {
-                Native.setOption(fd, name instanceof RsocketOptions.Opt ? ((RsocketOptions.Opt) name).id
-                        : Native.OPT_TCP_KEEPIDLE, v);
-            } finally {
-                end();
-            }
-        } else if (name == ExtendedSocketOptions.TCP_KEEPINTERVAL || name == ExtendedSocketOptions.TCP_KEEPCOUNT) {
-            int v = (Integer) value;
-            if (v <= 0) {
-                throw new IllegalArgumentException("Invalid value '" + value + "' for " + name);
-            }
-            int fd = begin(); // fails on a closed socket, as the others do
-            try {
-                if (name == ExtendedSocketOptions.TCP_KEEPINTERVAL) {
-                    keepInterval = v;
-                } else {
-                    keepCount = v;
-                }
-            } finally {
-                end();
-            }
-        } else if (name == StandardSocketOptions.SO_LINGER) {
-            int secs = (Integer) value;
-            setOption(SocketOptions.SO_LINGER, secs < 0 ? (Object) Boolean.FALSE : (Object) secs);
-        } else {
-            setOption(intId(name), value);
+        RsocketSockopts.check(supportedOptions(), name, value);
+        int fd = begin(); // fails on a closed socket, as the others do
+        try {
+            RsocketSockopts.set(fd, kept, name, value);
+            kept.explicit.add(name);
+        } finally {
+            end();
         }
     }
 
     @Override
     @SuppressWarnings("unchecked")
     protected <T> T getOption(SocketOption<T> name) throws IOException {
-        Objects.requireNonNull(name, "name");
-        if (!supportedOptions().contains(name)) {
-            throw new UnsupportedOperationException("'" + name + "' not supported");
-        }
-        if (name == RsocketOptions.BUSY_POLL) {
-            int fd = begin();
-            try {
-                return (T) Integer.valueOf(busyPollMicros);
-            } finally {
-                end();
-            }
-        }
-        if (name instanceof RsocketOptions.Opt || name == ExtendedSocketOptions.TCP_KEEPIDLE) {
-            int fd = begin();
-            try {
-                return (T) Integer.valueOf(Native.getOption(fd, name instanceof RsocketOptions.Opt
-                        ? ((RsocketOptions.Opt) name).id : Native.OPT_TCP_KEEPIDLE));
-            } finally {
-                end();
-            }
-        }
-        if (name == ExtendedSocketOptions.TCP_KEEPINTERVAL || name == ExtendedSocketOptions.TCP_KEEPCOUNT) {
-            int fd = begin();
-            try {
-                int v = name == ExtendedSocketOptions.TCP_KEEPINTERVAL ? keepInterval : keepCount;
-                return (T) Integer.valueOf(v > 0 ? v : 1); // rsockets answers 1 ("not applicable") for both
-            } finally {
-                end();
-            }
-        }
-        if (name == StandardSocketOptions.SO_LINGER) {
-            Object v = getOption(SocketOptions.SO_LINGER);
-            return (T) (v instanceof Integer ? v : Integer.valueOf(-1));
-        }
-        return (T) getOption(intId(name));
-    }
-
-    private static int intId(SocketOption<?> name) {
-        if (name == StandardSocketOptions.SO_SNDBUF) {
-            return SO_SNDBUF;
-        } else if (name == StandardSocketOptions.SO_RCVBUF) {
-            return SO_RCVBUF;
-        } else if (name == StandardSocketOptions.SO_KEEPALIVE) {
-            return SO_KEEPALIVE;
-        } else if (name == StandardSocketOptions.SO_REUSEADDR) {
-            return SO_REUSEADDR;
-        } else if (name == StandardSocketOptions.TCP_NODELAY) {
-            return TCP_NODELAY;
-        } else if (name == StandardSocketOptions.IP_TOS) {
-            return IP_TOS;
-        }
-        throw new UnsupportedOperationException("'" + name + "' not supported");
-    }
-
-    private static int intValue(int optID, Object value) throws SocketException {
-        if (value instanceof Integer) {
-            return (Integer) value;
-        }
-        throw new SocketException(optName(optID) + ": needs an Integer, got " + value);
-    }
-
-    private static boolean boolValue(int optID, Object value) throws SocketException {
-        if (value instanceof Boolean) {
-            return (Boolean) value;
-        }
-        throw new SocketException(optName(optID) + ": needs a Boolean, got " + value);
-    }
-
-    private static String optName(int optID) {
-        switch (optID) {
-            case SO_TIMEOUT: return "SO_TIMEOUT";
-            case TCP_NODELAY: return "TCP_NODELAY";
-            case SO_SNDBUF: return "SO_SNDBUF";
-            case SO_RCVBUF: return "SO_RCVBUF";
-            case SO_KEEPALIVE: return "SO_KEEPALIVE";
-            case SO_REUSEADDR: return "SO_REUSEADDR";
-            case SO_REUSEPORT: return "SO_REUSEPORT";
-            case SO_OOBINLINE: return "SO_OOBINLINE";
-            case SO_LINGER: return "SO_LINGER";
-            case SO_BINDADDR: return "SO_BINDADDR";
-            case IP_TOS: return "IP_TOS";
-            default: return "0x" + Integer.toHexString(optID);
+        RsocketSockopts.checkSupported(supportedOptions(), name);
+        int fd = begin();
+        try {
+            return (T) RsocketSockopts.get(fd, kept, name);
+        } finally {
+            end();
         }
     }
 
