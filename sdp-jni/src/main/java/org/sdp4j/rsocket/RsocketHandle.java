@@ -20,8 +20,8 @@ import org.sdp4j.transport.Poller;
  * that waits says so ({@link #readerWaiting}) and {@link #wakeReader} signals the eventfd, which the reader drains.
  */
 final class RsocketHandle {
-    /** {@link #accept} results besides a descriptor: woken by a close; a virtual thread was interrupted. */
-    static final int ACCEPT_CLOSED = -1, ACCEPT_INTERRUPTED = -2;
+    /** {@link #accept} and {@link #awaitConnect} results: woken by a close; a virtual thread was interrupted. */
+    static final int CLOSED = -1, INTERRUPTED = -2;
     /** How long one wait of accept watches the listener before re-checking (ms). */
     private static final int ACCEPT_SLICE_MS = 100;
     /** After a connection request: retries of raccept at 1, 2, 4 .. 32 ms, then 32 ms, up to this many. */
@@ -55,6 +55,15 @@ final class RsocketHandle {
     /** An accepted rsocket; if this throws, nfd is still the caller's to close. */
     static RsocketHandle accepted(int nfd) throws IOException {
         return new RsocketHandle(nfd, Native.eventfd());
+    }
+
+    /** An accepted rsocket nobody will own (taking it over failed with e, which the caller throws): closed. */
+    static void discard(int nfd, Exception e) {
+        try {
+            Native.close(nfd);
+        } catch (IOException suppressed) {
+            e.addSuppressed(suppressed);
+        }
     }
 
     /** Counts an operation in: the rsocket, or -1 when closing (the caller throws its kind of "closed"). */
@@ -146,6 +155,17 @@ final class RsocketHandle {
         return true;
     }
 
+    /**
+     * After a channel's wait saw its virtual thread interrupted: Thread.interrupt sets the flag first, then closes
+     * the channel (AbstractInterruptibleChannel's interruptor); let that finish (briefly) so end() reports
+     * ClosedByInterruptException.
+     */
+    void awaitCloseByInterrupt() {
+        for (int i = 0; i < 100_000 && !closing; i++) {
+            Thread.yield();
+        }
+    }
+
     void readerWaiting(boolean waiting) {
         synchronized (lock) {
             readerWaiting = waiting;
@@ -196,9 +216,55 @@ final class RsocketHandle {
     }
 
     /**
+     * {@link #await} for POLLIN as a reader that {@link #wakeReader} can wake: that wake-up is drained and reported
+     * as 0 (the caller re-checks its input-shutdown flag); {@link Native#WOKEN} then means closing (or interrupted).
+     */
+    int awaitReadable(int fd, int timeoutMillis, int busyPollMicros) throws IOException {
+        readerWaiting(true);
+        int r;
+        try {
+            r = await(fd, Native.POLLIN, timeoutMillis, busyPollMicros);
+        } finally {
+            readerWaiting(false);
+        }
+        if ((r & Native.WOKEN) != 0 && (r & RsocketParker.INTERRUPTED) == 0 && !closing) {
+            drainWakeup(); // shutdownInput's signal
+            r &= ~Native.WOKEN;
+        }
+        return r;
+    }
+
+    /**
+     * Waits for the pending rconnect of fd (counted in) and finishes it (Native.finishConnect throws how it failed):
+     * 0 when connected, {@link #CLOSED} or {@link #INTERRUPTED}; SocketTimeoutException(timeoutMessage) once the
+     * deadline passed.
+     */
+    int awaitConnect(int fd, Deadline deadline, byte[] addr, int scope, int port, String timeoutMessage,
+            int busyPollMicros) throws IOException {
+        for (;;) {
+            int wait = deadline.pollMillis();
+            if (wait == 0) {
+                throw new SocketTimeoutException(timeoutMessage);
+            }
+            int r = await(fd, Native.POLLOUT, wait, busyPollMicros);
+            if ((r & RsocketParker.INTERRUPTED) != 0) {
+                return INTERRUPTED;
+            }
+            if ((r & Native.WOKEN) != 0 && closing) {
+                return CLOSED;
+            }
+            r &= ~Native.WOKEN; // a shutdownInput's signal meant for a reader
+            if (r != 0) {
+                Native.finishConnect(fd, r, addr, scope, port);
+                return 0;
+            }
+        }
+    }
+
+    /**
      * raccept on fd (this handle's listener, counted in) until a connection arrives or the deadline passes
-     * (SocketTimeoutException "Accept timed out"): the new rsocket, {@link #ACCEPT_CLOSED} or
-     * {@link #ACCEPT_INTERRUPTED}. The wait watches the listener's rdma_cm channel (a request is seen at once, see
+     * (SocketTimeoutException "Accept timed out"): the new rsocket, {@link #CLOSED} or
+     * {@link #INTERRUPTED}. The wait watches the listener's rdma_cm channel (a request is seen at once, see
      * Native.pollListener) in slices that bound the rare request taken by librdmacm's service thread before the
      * wait began, then retries raccept with a short backoff until librdmacm has queued the connection. A virtual
      * thread parks (RsocketParker; its rpoll of a listener watches the channel and settles the same way).
@@ -218,10 +284,10 @@ final class RsocketHandle {
             int r = virtual ? RsocketParker.await(fd, Native.POLLIN, wakeFd(), slice)
                     : Native.pollListener(fd, wakeFd(), slice, pending == 0);
             if ((r & RsocketParker.INTERRUPTED) != 0) {
-                return ACCEPT_INTERRUPTED;
+                return INTERRUPTED;
             }
             if ((r & Native.WOKEN) != 0) {
-                return ACCEPT_CLOSED;
+                return CLOSED;
             }
             if ((r & Native.POLLIN) != 0) {
                 pending = 1;

@@ -7,10 +7,10 @@ import java.lang.invoke.MethodType;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.ConcurrentLinkedQueue;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
 
 import org.sdp4j.log.SdpLog;
+import org.sdp4j.transport.Deadline;
 import org.sdp4j.transport.Props;
 
 /**
@@ -81,18 +81,18 @@ final class RsocketParker {
         Waiter w = new Waiter(fds, events, revents, n, wakeFd, Thread.currentThread());
         Poller p = poller(fds.length > 0 ? fds[0] : wakeFd);
         p.add(w);
-        long deadline = timeoutMillis < 0 ? 0 : System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(timeoutMillis);
+        Deadline deadline = timeoutMillis < 0 ? Deadline.NONE : Deadline.afterNanos(timeoutMillis * 1_000_000L);
         boolean interrupted = false;
         while (!w.done) {
             if (Thread.currentThread().isInterrupted()) {
                 interrupted = true;
                 break;
             }
-            if (timeoutMillis < 0) {
+            if (deadline.isNone()) {
                 LockSupport.park(w);
             } else {
-                long left = deadline - System.nanoTime();
-                if (left <= 0) {
+                long left = deadline.remainingNanos();
+                if (left == 0) {
                     break;
                 }
                 LockSupport.parkNanos(w, left);

@@ -161,12 +161,8 @@ final class RsocketServerSocketChannel extends ServerSocketChannel implements Tr
                         completed = true;
                         throw e;
                     }
-                    if (nfd == RsocketHandle.ACCEPT_INTERRUPTED) {
-                        // Thread.interrupt sets the flag, then closes this channel: let that finish so end()
-                        // reports ClosedByInterruptException
-                        for (int i = 0; i < 100_000 && isOpen(); i++) {
-                            Thread.yield();
-                        }
+                    if (nfd == RsocketHandle.INTERRUPTED) {
+                        h.awaitCloseByInterrupt();
                     }
                     if (nfd < 0) {
                         return null; // closed: end(false) throws AsynchronousClose/ClosedByInterrupt
@@ -185,11 +181,7 @@ final class RsocketServerSocketChannel extends ServerSocketChannel implements Tr
             try {
                 return new RsocketSocketChannel(provider(), owner, nfd, kept.busyPollMicros);
             } catch (IOException | RuntimeException e) {
-                try {
-                    Native.close(nfd);
-                } catch (IOException suppressed) {
-                    e.addSuppressed(suppressed);
-                }
+                RsocketHandle.discard(nfd, e);
                 throw e;
             }
         } finally {

@@ -21,9 +21,9 @@ import java.nio.channels.UnsupportedAddressTypeException;
 import java.nio.channels.spi.SelectorProvider;
 import java.util.Objects;
 import java.util.Set;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.ReentrantLock;
 
+import org.sdp4j.transport.Deadline;
 import org.sdp4j.transport.Poller;
 import org.sdp4j.transport.Transport;
 import org.sdp4j.nio.TransportSocketAdaptor;
@@ -134,13 +134,10 @@ final class RsocketSocketChannel extends SocketChannel implements TransportChann
      * ({@code | Native.WOKEN}), 0 on timeout.
      */
     private int await(int fd, int events, int timeoutMillis) throws IOException {
-        int r = h.await(fd, events, timeoutMillis, kept.busyPollMicros);
+        int r = events == Native.POLLIN ? h.awaitReadable(fd, timeoutMillis, kept.busyPollMicros)
+                : h.await(fd, events, timeoutMillis, kept.busyPollMicros);
         if ((r & RsocketParker.INTERRUPTED) != 0) {
-            // Thread.interrupt sets the flag, then closes this channel (AbstractInterruptibleChannel's interruptor):
-            // let that finish so end() reports ClosedByInterruptException
-            for (int i = 0; i < 100_000 && !h.isClosing(); i++) {
-                Thread.yield();
-            }
+            h.awaitCloseByInterrupt();
             r = (r & ~RsocketParker.INTERRUPTED) | Native.WOKEN;
         }
         return r;
@@ -276,27 +273,15 @@ final class RsocketSocketChannel extends SocketChannel implements TransportChann
 
     /** Blocking wait for a pending connect; true when connected, throws on failure, timeout or close. */
     private boolean waitConnected(int fd, int timeoutMillis) throws IOException {
-        long deadline = timeoutMillis > 0 ? System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(timeoutMillis) : 0;
-        for (;;) {
-            int wait = -1;
-            if (deadline != 0) {
-                long ns = deadline - System.nanoTime();
-                if (ns <= 0) {
-                    throw new SocketTimeoutException("rconnect " + remote + ": connect timed out after "
-                            + timeoutMillis + " ms");
-                }
-                wait = (int) Math.max(1, Math.min(Integer.MAX_VALUE, TimeUnit.NANOSECONDS.toMillis(ns + 999_999)));
-            }
-            int r = await(fd, Native.POLLOUT, wait);
-            if ((r & Native.WOKEN) != 0 && isClosing()) {
-                throw new ClosedChannelException(); // end() turns this into AsynchronousClose/ClosedByInterrupt
-            }
-            r &= ~Native.WOKEN;
-            if (r != 0) {
-                Native.finishConnect(fd, r, connAddr, connScope, connPort);
-                return true;
-            }
+        int r = h.awaitConnect(fd, Deadline.afterMillis(timeoutMillis), connAddr, connScope, connPort,
+                "rconnect " + remote + ": connect timed out after " + timeoutMillis + " ms", kept.busyPollMicros);
+        if (r == RsocketHandle.INTERRUPTED) {
+            h.awaitCloseByInterrupt();
         }
+        if (r != 0) {
+            throw new ClosedChannelException(); // end() turns this into AsynchronousClose/ClosedByInterrupt
+        }
+        return true;
     }
 
     private void connected(int fd) throws IOException {
@@ -424,8 +409,7 @@ final class RsocketSocketChannel extends SocketChannel implements TransportChann
                 if (blocking) {
                     begin();
                 }
-                long deadline = timeoutMillis > 0
-                        ? System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(timeoutMillis) : 0;
+                Deadline deadline = Deadline.afterMillis(timeoutMillis);
                 for (;;) {
                     if (inputShutdown) {
                         completed = true;
@@ -440,28 +424,13 @@ final class RsocketSocketChannel extends SocketChannel implements TransportChann
                         completed = true;
                         return 0;
                     }
-                    int wait = -1;
-                    if (deadline != 0) {
-                        long ns = deadline - System.nanoTime();
-                        if (ns <= 0) {
-                            completed = true;
-                            throw new SocketTimeoutException("Read timed out");
-                        }
-                        wait = (int) Math.max(1, Math.min(Integer.MAX_VALUE,
-                                TimeUnit.NANOSECONDS.toMillis(ns + 999_999)));
+                    int wait = deadline.pollMillis();
+                    if (wait == 0) {
+                        completed = true;
+                        throw new SocketTimeoutException("Read timed out");
                     }
-                    h.readerWaiting(true);
-                    int r;
-                    try {
-                        r = await(fd, Native.POLLIN, wait);
-                    } finally {
-                        h.readerWaiting(false);
-                    }
-                    if ((r & Native.WOKEN) != 0) {
-                        if (isClosing()) {
-                            return 0; // end(false) throws AsynchronousCloseException / ClosedByInterruptException
-                        }
-                        h.drainWakeup(); // shutdownInput's signal
+                    if ((await(fd, Native.POLLIN, wait) & Native.WOKEN) != 0) {
+                        return 0; // closed: end(false) throws AsynchronousCloseException / ClosedByInterruptException
                     }
                 }
             } finally {

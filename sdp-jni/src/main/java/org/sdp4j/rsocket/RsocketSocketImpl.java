@@ -222,20 +222,14 @@ final class RsocketSocketImpl extends SocketImpl implements TransportChannel {
             }
             RsocketTunables.applyRule(true, new InetSocketAddress(ia, rport), this::setTunable); // before rconnect
             Deadline deadline = Deadline.afterMillis(timeoutMillis);
-            boolean done = Native.connect(fd, addr, scope, rport);
-            while (!done) {
-                int wait = deadline.pollMillis();
-                if (wait == 0) {
-                    throw new SocketTimeoutException("rconnect " + hostPort(ia, rport) + ": connect timed out after "
-                            + timeoutMillis + " ms");
-                }
-                int r = await(fd, Native.POLLOUT, wait);
-                if ((r & Native.WOKEN) != 0) {
-                    throw new SocketException("Socket closed");
+            if (!Native.connect(fd, addr, scope, rport)) {
+                int r = handle().awaitConnect(fd, deadline, addr, scope, rport, "rconnect " + hostPort(ia, rport)
+                        + ": connect timed out after " + timeoutMillis + " ms", kept.busyPollMicros);
+                if (r == RsocketHandle.INTERRUPTED) {
+                    interruptible(RsocketParker.INTERRUPTED);
                 }
                 if (r != 0) {
-                    Native.finishConnect(fd, r, addr, scope, rport);
-                    done = true;
+                    throw new SocketException("Socket closed");
                 }
             }
             address = ia;
@@ -308,7 +302,7 @@ final class RsocketSocketImpl extends SocketImpl implements TransportChannel {
                 throw new SocketException("accept: the socket is not listening");
             }
             int nfd = handle().accept(fd, Deadline.afterMillis(timeout));
-            if (nfd == RsocketHandle.ACCEPT_INTERRUPTED) {
+            if (nfd == RsocketHandle.INTERRUPTED) {
                 interruptible(RsocketParker.INTERRUPTED);
             }
             if (nfd < 0) {
@@ -318,11 +312,7 @@ final class RsocketSocketImpl extends SocketImpl implements TransportChannel {
                 target.accepted(nfd);
                 target.kept.busyPollMicros = kept.busyPollMicros;
             } catch (IOException | RuntimeException e) {
-                try {
-                    Native.close(nfd);
-                } catch (IOException suppressed) {
-                    e.addSuppressed(suppressed);
-                }
+                RsocketHandle.discard(nfd, e);
                 throw e;
             }
         } finally {
@@ -353,21 +343,11 @@ final class RsocketSocketImpl extends SocketImpl implements TransportChannel {
                 if (wait == 0) {
                     throw new SocketTimeoutException("Read timed out");
                 }
-                hh.readerWaiting(true);
-                int r;
-                try {
-                    r = await(fd, Native.POLLIN, wait);
-                } finally {
-                    hh.readerWaiting(false);
-                }
-                if ((r & Native.WOKEN) != 0) {
-                    if (hh.isClosing()) {
-                        throw new SocketException("Socket closed");
-                    }
-                    hh.drainWakeup(); // shutdownInput's signal: end of stream, as TCP gives
+                if ((interruptible(hh.awaitReadable(fd, wait, kept.busyPollMicros)) & Native.WOKEN) != 0) {
+                    throw new SocketException("Socket closed");
                 }
                 if (inputShutdown) {
-                    return -1;
+                    return -1; // woken by shutdownInput: end of stream, as TCP gives
                 }
             }
         } finally {
