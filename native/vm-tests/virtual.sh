@@ -25,11 +25,11 @@ limit=$((180 + n / 2))
 jfr=$out/virtual-$n.jfr
 echo "== $n virtual-thread clients + a virtual-thread server, parallelism 2, JFR"
 t0=$(date +%s)
-timeout -s KILL $((limit + 60)) "$jdk/bin/java" -XX:+UseSerialGC -XX:TieredStopAtLevel=1 -Djava.net.preferIPv4Stack=true \
+timeout -s KILL $((limit + 240)) "$jdk/bin/java" -XX:+UseSerialGC -XX:TieredStopAtLevel=1 -Djava.net.preferIPv4Stack=true \
   -Djdk.virtualThreadScheduler.parallelism=2 -Djdk.virtualThreadScheduler.maxPoolSize=2 \
   -XX:StartFlightRecording=filename="$jfr",settings=default \
   -Dsdp4j.test.echoTimeout=$limit -Dsdp4j.rsocket.maxConnections=$((2 * n + 16)) -cp "$cp" \
-  org.sdp4j.rsocket.ConcurrentEcho same-jvm $addr 7700 "$n" 10 64 virtual 2>&1 | tail -80
+  org.sdp4j.rsocket.ConcurrentEcho same-jvm $addr 7700 "$n" 10 64 virtual 2>&1
 record "j: $n virtual-thread rsocket clients + virtual-thread server, parallelism 2, every byte checked" \
   "${PIPESTATUS[0]}" $(( $(date +%s) - t0 ))
 if [ -s "$jfr" ]; then

@@ -108,9 +108,13 @@ final class Native {
      */
     static native int pollListener(int fd, int wakeFd, int timeoutMillis, boolean watchChannel) throws IOException;
 
-    /** rpoll over {@code fds[0..n)} (rsockets and kernel fds) and wakeFd (drained); the count of fds with events. */
-    static native int pollMany(int[] fds, short[] events, short[] revents, int n, int wakeFd, int timeoutMillis)
-            throws IOException;
+    /**
+     * rpoll over {@code fds[0..n)} (rsockets and kernel fds) and wakeFd (drained); the count of fds with events.
+     * A listener reports POLLIN when its rdma_cm channel has a request; with settleListeners the call first waits
+     * (up to 500 ms) until librdmacm has queued the connection, so that accept finds it.
+     */
+    static native int pollMany(int[] fds, short[] events, short[] revents, int n, int wakeFd, int timeoutMillis,
+            boolean settleListeners) throws IOException;
 
     /** Releases an rsocket and its wake-up eventfd (either may be -1) when there is nobody left to report to. */
     static void closeQuietly(int fd, int ev) {

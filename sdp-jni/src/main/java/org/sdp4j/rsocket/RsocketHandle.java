@@ -185,7 +185,7 @@ final class RsocketHandle {
     void drainWakeup() throws IOException {
         int ev = wakeFd();
         if (ev >= 0 && !closing) {
-            Native.pollMany(new int[0], new short[0], new short[0], 0, ev, 0);
+            Native.pollMany(new int[0], new short[0], new short[0], 0, ev, 0, true);
         }
     }
 
@@ -281,7 +281,8 @@ final class RsocketHandle {
             if (wait > 0) {
                 slice = Math.min(slice, wait);
             }
-            int r = virtual ? RsocketParker.await(fd, Native.POLLIN, wakeFd(), slice)
+            // backing off, only a close may end the wait early (a parked waiter without the listener: fd -1)
+            int r = virtual ? RsocketParker.await(pending == 0 ? fd : -1, Native.POLLIN, wakeFd(), slice)
                     : Native.pollListener(fd, wakeFd(), slice, pending == 0);
             if ((r & RsocketParker.INTERRUPTED) != 0) {
                 return INTERRUPTED;

@@ -236,7 +236,7 @@ final class RsocketParker {
                 fds[j] = w.wakeFd; // -1: left out of the set
                 ev[j++] = (short) Native.POLLIN;
             }
-            Native.pollMany(fds, ev, rev, j, efd, -1);
+            Native.pollMany(fds, ev, rev, j, efd, -1, false); // no settling: one listener must not stall the rest
             j = 0;
             k = 0;
             for (int a = 0; a < active.size(); a++) {

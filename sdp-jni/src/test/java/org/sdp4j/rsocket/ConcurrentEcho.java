@@ -46,11 +46,26 @@ public final class ConcurrentEcho {
                     System.err.println("      at " + e);
                 }
             });
-            nativeStacks();
+            if (System.getenv("SDP4J_GDB") != null) {
+                nativeStacks();
+            }
             Runtime.getRuntime().halt(3);
         }, "watchdog");
         watchdog.setDaemon(true);
         watchdog.start();
+        Thread progress = new Thread(() -> {
+            for (;;) {
+                try {
+                    Thread.sleep(30_000);
+                } catch (InterruptedException e) {
+                    return;
+                }
+                System.err.printf("progress: %d connected, %d accepted, %d clients done%n", CONNECTED.get(),
+                        ACCEPTED.get(), DONE.get());
+            }
+        }, "progress");
+        progress.setDaemon(true);
+        progress.start();
         Rsocket.ensureAvailability();
         InetAddress addr = InetAddress.getByName(args[1]);
         int port = Integer.parseInt(args[2]);
@@ -117,6 +132,9 @@ public final class ConcurrentEcho {
         }
     }
 
+    private static final AtomicInteger CONNECTED = new AtomicInteger(), ACCEPTED = new AtomicInteger(),
+            DONE = new AtomicInteger();
+
     private static final AtomicReference<Throwable> FAILURE = new AtomicReference<>();
 
     private static ThreadFactory factory(String kind) {
@@ -149,6 +167,7 @@ public final class ConcurrentEcho {
         try {
             for (int i = 0; i < n; i++) {
                 Socket s = ss.accept();
+                ACCEPTED.incrementAndGet();
                 Thread t = tf.newThread(() -> echo(s));
                 t.start();
                 echoes.add(t);
@@ -186,6 +205,7 @@ public final class ConcurrentEcho {
                     go.await();
                     client(addr, port, id, rounds, size);
                     done.incrementAndGet();
+                    DONE.incrementAndGet();
                 } catch (Throwable e) {
                     FAILURE.compareAndSet(null, new IOException("client " + id, e));
                 }
@@ -206,7 +226,8 @@ public final class ConcurrentEcho {
         byte[] msg = new byte[size];
         byte[] back = new byte[size];
         try (RsSocket s = new RsSocket()) {
-            s.connect(new InetSocketAddress(addr, port), 60_000);
+            s.connect(new InetSocketAddress(addr, port), 300_000);
+            CONNECTED.incrementAndGet();
             OutputStream out = s.getOutputStream();
             DataInputStream in = new DataInputStream(s.getInputStream());
             for (int r = 0; r < rounds; r++) {
