@@ -122,25 +122,29 @@ static int cycle_listen(void)
 	return !ret;
 }
 
-/* Under svc_lock, only while no sdp4j rsocket is a member: cycles until cap reaches the target (bounded: a cycle
- * that does not join, e.g. no route to 127.0.0.1 over RDMA, is tried a few times, then cap stays as it is). */
+/* Under svc_lock, only while no sdp4j rsocket is a member: cycles until cap reaches the target. Bounded: a cycle
+ * does not join when the connect attempt ended at once (under load, the refusal from port 9 can come back within
+ * rconnect), so it stops after 8 misses in a row (e.g. no route to 127.0.0.1 over RDMA) or twice the cycles
+ * needed; cap then stays as it is. */
 static void cycle(int kind, const struct sockaddr *dst, socklen_t len)
 {
 	struct svc *s = &svcs[kind];
 	struct sockaddr_in lo;
-	int misses = 0;
+	int misses = 0, loops = 0, budget = (s->target - s->cap) / 2 + 16;
 
 	memset(&lo, 0, sizeof lo);
 	lo.sin_family = AF_INET;
 	lo.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-	while (s->cap < s->target && misses < 8) {
-		/* 127.0.0.1 first (no traffic at all); the caller's destination when loopback does not resolve over RDMA */
+	while (s->cap < s->target && misses < 8 && loops++ < budget) {
+		/* 127.0.0.1 (no traffic at all), and the caller's destination on every other try after a miss */
+		int far = dst && misses && loops % 2;
 		int joined = kind == SDP4J_SVC_LISTEN ? cycle_listen() :
-			     cycle_connect(misses < 2 || !dst ? (struct sockaddr *)&lo : dst, misses < 2 || !dst ? sizeof lo : len);
+			     cycle_connect(far ? dst : (struct sockaddr *)&lo, far ? len : sizeof lo);
 
 		if (joined) {
 			s->cycled++;
 			s->cap = 4 * s->cycled + 3;
+			misses = 0;
 		} else {
 			misses++;
 		}

@@ -39,7 +39,11 @@ public final class ConcurrentEcho {
             } catch (InterruptedException e) {
                 return;
             }
-            System.err.println("FAIL: not done after " + limit + " s; threads:");
+            System.err.println("FAIL: not done after " + limit + " s; first failure: " + FAILURE.get()
+                    + "; service slots " + slots() + "; threads:");
+            if (FAILURE.get() != null) {
+                FAILURE.get().printStackTrace();
+            }
             Thread.getAllStackTraces().forEach((t, st) -> {
                 System.err.println("  " + t);
                 for (StackTraceElement e : st) {
@@ -177,6 +181,7 @@ public final class ConcurrentEcho {
             }
         } catch (Throwable e) {
             FAILURE.compareAndSet(null, new IOException("server after " + echoes.size() + " accepts", e));
+            System.err.println("server failed (the clients will wait for echoes): " + e);
         }
     }
 
