@@ -100,6 +100,7 @@ static int cycle_connect(const struct sockaddr *dst, socklen_t len)
 		return 1;
 	sdp4j_format_addr((struct sockaddr *)&ss, host, sizeof host);
 	snprintf(why, sizeof why, "rconnect %s returned %d: %s", host, ret, ret ? strerror(err) : "connected at once");
+	errno = ret ? err : 0;
 	return 0;
 }
 
@@ -124,23 +125,25 @@ static int cycle_listen(void)
 
 /* Under svc_lock, only while no sdp4j rsocket is a member: cycles until cap reaches the target. Bounded: a cycle
  * does not join when the connect attempt ended at once (under load, the refusal from port 9 can come back within
- * rconnect), so it stops after 8 misses in a row (e.g. no route to 127.0.0.1 over RDMA) or twice the cycles
- * needed; cap then stays as it is. */
+ * rconnect), so it stops after 16 misses in a row or twice the cycles needed; cap then stays as it is. */
 static void cycle(int kind, const struct sockaddr *dst, socklen_t len)
 {
 	struct svc *s = &svcs[kind];
 	struct sockaddr_in lo;
-	int misses = 0, loops = 0, budget = (s->target - s->cap) / 2 + 16;
+	int misses = 0, loops = 0, budget = (s->target - s->cap) / 2 + 16, no_loopback = 0;
 
 	memset(&lo, 0, sizeof lo);
 	lo.sin_family = AF_INET;
 	lo.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-	while (s->cap < s->target && misses < 8 && loops++ < budget) {
-		/* 127.0.0.1 (no traffic at all), and the caller's destination on every other try after a miss */
-		int far = dst && misses && loops % 2;
+	while (s->cap < s->target && misses < 16 && loops++ < budget) {
+		/* 127.0.0.1 (no traffic at all) until it fails at once with ENODEV (some processes resolve loopback to no
+		 * RDMA device), then the caller's destination; after any other miss, the other of the two once */
+		int far = dst && (no_loopback || (misses && loops % 2));
 		int joined = kind == SDP4J_SVC_LISTEN ? cycle_listen() :
 			     cycle_connect(far ? dst : (struct sockaddr *)&lo, far ? len : sizeof lo);
 
+		if (!joined && !far && kind == SDP4J_SVC_CONNECT && errno == ENODEV)
+			no_loopback = 1;
 		if (joined) {
 			s->cycled++;
 			s->cap = 4 * s->cycled + 3;

@@ -71,6 +71,7 @@ final class NativeLibrary {
                         Native.serviceSlots(
                                 (int) Props.longProperty("sdp4j.rsocket.maxConnections", 1024, 1, 1 << 20),
                                 (int) Props.longProperty("sdp4j.rsocket.maxListeners", 64, 1, 1 << 20));
+                        RsocketParker.preload();
                     }
                 }
             } catch (Throwable t) { // LinkageError, SecurityException, ...: never escapes isAvailable()

@@ -35,6 +35,22 @@ final class RsocketParker {
     private RsocketParker() {
     }
 
+    /**
+     * Loads and initializes this class, its nested classes and Deadline, from NativeLibrary's one-time init: a
+     * virtual thread that first meets them in a wait would load them there, and one that waits for another
+     * thread's loading of the same class parks pinned (a jdk.VirtualThreadPinned event in the VM's JFR check).
+     */
+    static void preload() {
+        try {
+            for (String n : new String[] {"RsocketParker$Waiter", "RsocketParker$Poller"}) {
+                Class.forName("org.sdp4j.rsocket." + n, true, RsocketParker.class.getClassLoader());
+            }
+        } catch (ClassNotFoundException e) {
+            throw new IllegalStateException(e);
+        }
+        Deadline.afterNanos(1).remainingNanos();
+    }
+
     /** True on a virtual thread (JDK 21+); false on JDK 17 and on platform threads. */
     static boolean onVirtualThread() {
         if (IS_VIRTUAL == null) {
