@@ -64,6 +64,16 @@ int sdp4j_check_fd(JNIEnv *env, const char *call, jint fd, unsigned mask);
 #define FDM(s) (1u << (s))
 #define FDM_RSOCKET (FDM(FD_OPEN) | FDM(FD_LISTEN) | FDM(FD_CONNECTING) | FDM(FD_CONNECTED))
 
+/* sdp4j_svc.c: slots in librdmacm's service threads (see there why). reserve: 0, or -1 with a SocketException
+ * naming the limit; release gives a reserved slot back; hold records that fd keeps it until close, where take
+ * (before rclose: the number is reused at once) returns the kind it held (-1 none) for release (after rclose). */
+enum { SDP4J_SVC_CONNECT, SDP4J_SVC_LISTEN };
+/* dst: where the caller connects (or the listener's address), for sizing when 127.0.0.1 does not resolve. */
+int sdp4j_svc_reserve(JNIEnv *env, int kind, const char *call, const struct sockaddr *dst, socklen_t len);
+void sdp4j_svc_release(int kind);
+void sdp4j_svc_hold(int fd, int kind);
+int sdp4j_svc_take(int fd);
+
 /* Return codes of the non-blocking data calls (as in the JDK's IOStatus). */
 #define SDP4J_EOF (-1)
 #define SDP4J_UNAVAILABLE (-2)

@@ -6,6 +6,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/resource.h>
 
 #include "sdp4j.h"
 
@@ -71,9 +72,35 @@ static const char *exception_for(int err, const char *call)
 	}
 }
 
+/* An rsocket registers its buffers (pinned: RLIMIT_MEMLOCK without CAP_IPC_LOCK) and takes a queue pair, a
+ * completion queue and descriptors; when one runs out, librdmacm/verbs say only ENOMEM, EAGAIN or ENOSPC. Name the
+ * limits a user can check. */
+static const char *limit_hint(int err, char *buf, size_t len)
+{
+	struct rlimit rl;
+
+	if (err == EMFILE || err == ENFILE) {
+		if (getrlimit(RLIMIT_NOFILE, &rl))
+			return "";
+		snprintf(buf, len, " (open files: RLIMIT_NOFILE %llu; each rsocket takes 3 descriptors)",
+			 (unsigned long long)rl.rlim_cur);
+		return buf;
+	}
+	if (getrlimit(RLIMIT_MEMLOCK, &rl))
+		return "";
+	if (rl.rlim_cur == RLIM_INFINITY)
+		snprintf(buf, len, " (an RDMA resource ran out: registered memory (RLIMIT_MEMLOCK unlimited), queue "
+			 "pairs or completion queues of the device; see ibv_devinfo -v max_qp/max_cq)");
+	else
+		snprintf(buf, len, " (an RDMA resource ran out: registered memory, RLIMIT_MEMLOCK %llu KiB (ulimit -l; "
+			 "each rsocket pins its send and receive buffers), or the device's queue pairs or completion "
+			 "queues: ibv_devinfo -v max_qp/max_cq)", (unsigned long long)rl.rlim_cur / 1024);
+	return buf;
+}
+
 void sdp4j_throw_errno(JNIEnv *env, int err, const char *call, const struct sockaddr *sa, int fd)
 {
-	char where[96] = "";
+	char where[96] = "", limit[256];
 	const char *hint = "";
 
 	if (sa && (sa->sa_family == AF_INET || sa->sa_family == AF_INET6)) {
@@ -86,6 +113,8 @@ void sdp4j_throw_errno(JNIEnv *env, int err, const char *call, const struct sock
 		hint = " (no RDMA device reaches this address)";
 	else if (err == ENODEV && !strcmp(call, "rbind"))
 		hint = " (no RDMA device has this address)";
+	else if (err == ENOMEM || err == EAGAIN || err == ENOSPC || err == EMFILE || err == ENFILE)
+		hint = limit_hint(err, limit, sizeof limit);
 	sdp4j_throw(env, exception_for(err, call), "%s%s: %s%s", call, where, strerror(err), hint);
 }
 

@@ -250,7 +250,7 @@ static void settle_listeners(struct pollfd *p, const int *idx, int k, int wakefd
  * Set layout: [0, m) the caller's fds, [m, m + k) dups of listeners' channels, the wakeup fd, the timer. */
 #define STACK_FDS 32
 JNIEXPORT jint JFN(pollMany)(JNIEnv *env, jclass cls, jintArray fds, jshortArray events, jshortArray revents,
-			     jint n, jint wakefd, jint timeout)
+			     jint n, jint wakefd, jint timeout, jboolean settle)
 {
 	struct pollfd stack[2 * STACK_FDS + 2], *p = stack;
 	int stack_map[2 * STACK_FDS], *map = stack_map; /* p[i] is fds[map[i]] (i < m); p[m + j] dups p[map[m + j]] */
@@ -334,8 +334,10 @@ JNIEXPORT jint JFN(pollMany)(JNIEnv *env, jclass cls, jintArray fds, jshortArray
 	if (r < 0)
 		for (i = 0; i <= w; i++)
 			p[i].revents = 0;
-	if (nl)
+	if (nl && settle)
 		settle_listeners(p, listeners, nl, wakefd);
+	for (i = 0; i < nl && !settle; i++)
+		p[listeners[i]].revents |= POLLIN; /* the caller's accept retries until librdmacm has queued it */
 	if (wakefd >= 0 && p[w].revents)
 		while (read(wakefd, &drain, sizeof drain) > 0)
 			;

@@ -256,15 +256,21 @@ JNIEXPORT void JFN(listen)(JNIEnv *env, jclass cls, jint fd, jint backlog)
 	(void)cls;
 	if (sdp4j_need_rdmacm(env) || sdp4j_check_fd(env, "rlisten", fd, FDM(FD_OPEN) | FDM(FD_LISTEN)))
 		return;
+	if (sdp4j_fd_state(fd) == FD_LISTEN)
+		return; /* rlisten again changes nothing in librdmacm */
+	if (sdp4j_svc_reserve(env, SDP4J_SVC_LISTEN, "rlisten", NULL, 0))
+		return;
 	if (R.rlisten(fd, backlog > 0 ? backlog : 50)) {
 		struct sockaddr_storage ss;
 		socklen_t len = sizeof ss;
 		int err = errno;
 
+		sdp4j_svc_release(SDP4J_SVC_LISTEN);
 		R.rgetsockname(fd, (struct sockaddr *)&ss, &len);
 		sdp4j_throw_errno(env, err, "rlisten", (struct sockaddr *)&ss, fd);
 		return;
 	}
+	sdp4j_svc_hold(fd, SDP4J_SVC_LISTEN);
 	sdp4j_fd_set(fd, FD_LISTEN);
 }
 
@@ -273,21 +279,28 @@ JNIEXPORT jboolean JFN(connect)(JNIEnv *env, jclass cls, jint fd, jbyteArray add
 {
 	struct sockaddr_storage ss;
 	socklen_t len;
+	int err;
 
 	(void)cls;
 	if (sdp4j_need_rdmacm(env) || sdp4j_check_fd(env, "rconnect", fd, FDM(FD_OPEN)) ||
 	    to_sockaddr(env, "rconnect", addr, scope, port, &ss, &len))
 		return JNI_FALSE;
+	if (sdp4j_svc_reserve(env, SDP4J_SVC_CONNECT, "rconnect", (struct sockaddr *)&ss, len))
+		return JNI_FALSE;
 	peer_set(fd, (struct sockaddr *)&ss);
 	if (!R.rconnect(fd, (struct sockaddr *)&ss, len)) {
+		sdp4j_svc_hold(fd, SDP4J_SVC_CONNECT);
 		sdp4j_fd_set(fd, FD_CONNECTED);
 		return JNI_TRUE;
 	}
 	if (errno == EINPROGRESS || would_block(errno)) {
+		sdp4j_svc_hold(fd, SDP4J_SVC_CONNECT);
 		sdp4j_fd_set(fd, FD_CONNECTING);
 		return JNI_FALSE;
 	}
-	sdp4j_throw_errno(env, errno, "rconnect", (struct sockaddr *)&ss, fd);
+	err = errno;
+	sdp4j_svc_release(SDP4J_SVC_CONNECT); /* failed at once: never joined */
+	sdp4j_throw_errno(env, err, "rconnect", (struct sockaddr *)&ss, fd);
 	return JNI_FALSE;
 }
 
@@ -329,29 +342,42 @@ JNIEXPORT jint JFN(accept)(JNIEnv *env, jclass cls, jint fd)
 	(void)cls;
 	if (sdp4j_need_rdmacm(env) || sdp4j_check_fd(env, "raccept", fd, FDM(FD_LISTEN)))
 		return SDP4J_THROWN;
+	{ /* an accepted rsocket joins connect_svc */
+		struct sockaddr_storage ls;
+		socklen_t llen = sizeof ls;
+		int named = !R.rgetsockname(fd, (struct sockaddr *)&ls, &llen);
+
+		if (sdp4j_svc_reserve(env, SDP4J_SVC_CONNECT, "raccept", named ? (struct sockaddr *)&ls : NULL,
+				      named ? llen : 0))
+			return SDP4J_THROWN;
+	}
 	nfd = R.raccept(fd, NULL, NULL);
 	if (nfd < 0) {
 		struct sockaddr_storage ss;
 		socklen_t len = sizeof ss;
 
-		if (would_block(errno))
-			return SDP4J_UNAVAILABLE;
 		err = errno;
+		sdp4j_svc_release(SDP4J_SVC_CONNECT);
+		if (would_block(err))
+			return SDP4J_UNAVAILABLE;
 		R.rgetsockname(fd, (struct sockaddr *)&ss, &len);
 		sdp4j_throw_errno(env, err, "raccept", (struct sockaddr *)&ss, fd);
 		return SDP4J_THROWN;
 	}
 	if (nfd >= SDP4J_FD_MAX) {
 		R.rclose(nfd);
+		sdp4j_svc_release(SDP4J_SVC_CONNECT);
 		sdp4j_throw_errno(env, EMFILE, "raccept", NULL, fd);
 		return SDP4J_THROWN;
 	}
 	if (R.rfcntl(nfd, F_SETFL, O_NONBLOCK)) {
 		err = errno;
 		R.rclose(nfd);
+		sdp4j_svc_release(SDP4J_SVC_CONNECT);
 		sdp4j_throw_errno(env, err, "rfcntl O_NONBLOCK", NULL, nfd);
 		return SDP4J_THROWN;
 	}
+	sdp4j_svc_hold(nfd, SDP4J_SVC_CONNECT);
 	{
 		struct sockaddr_storage ss;
 		socklen_t len = sizeof ss;
@@ -421,14 +447,16 @@ JNIEXPORT void JFN(shutdown)(JNIEnv *env, jclass cls, jint fd, jint how)
 
 JNIEXPORT void JFN(close)(JNIEnv *env, jclass cls, jint fd)
 {
-	int ret;
+	int ret, slot;
 
 	(void)cls;
 	if (sdp4j_need_rdmacm(env) || sdp4j_check_fd(env, "rclose", fd, FDM_RSOCKET))
 		return;
 	sdp4j_fd_set(fd, FD_NONE); /* before rclose: the number may be reused as soon as it is closed */
 	peer_set(fd, NULL);
+	slot = sdp4j_svc_take(fd);
 	ret = R.rclose(fd);	   /* 0, -1 with errno, or an errno value itself (EBADF) */
+	sdp4j_svc_release(slot);   /* after rclose: it has left the service thread's set */
 	if (ret)
 		sdp4j_throw_errno(env, ret > 0 ? ret : errno, "rclose", NULL, fd);
 }

@@ -92,7 +92,7 @@ static void check_missing(void)
 	THROWS(SOCKX, why, Java_org_sdp4j_rsocket_Native_setOption(env, C, 3, 1, 1));
 	THROWS(SOCKX, why, Java_org_sdp4j_rsocket_Native_getOption(env, C, 3, 1));
 	THROWS(SOCKX, why, Java_org_sdp4j_rsocket_Native_poll(env, C, 3, POLLIN, -1, 0));
-	THROWS(SOCKX, why, Java_org_sdp4j_rsocket_Native_pollMany(env, C, fds, ev, rev, 1, -1, 0));
+	THROWS(SOCKX, why, Java_org_sdp4j_rsocket_Native_pollMany(env, C, fds, ev, rev, 1, -1, 0, JNI_TRUE));
 	/* eventfds need no librdmacm */
 	efd = OK(Java_org_sdp4j_rsocket_Native_eventfd(env, C));
 	OK((Java_org_sdp4j_rsocket_Native_signal(env, C, efd), 0));
@@ -177,6 +177,16 @@ static void check_validation(void)
 	THROWS(SDP4J_NPE, "address is null", Java_org_sdp4j_rsocket_Native_bind(env, C, OPEN, NULL, 0, 1));
 	THROWS(SDP4J_NPE, "address is null", Java_org_sdp4j_rsocket_Native_connect(env, C, OPEN, NULL, 0, 1));
 	THROWS(SDP4J_IAE, "4 or 16 bytes, not 5", Java_org_sdp4j_rsocket_Native_bind(env, C, OPEN, a5, 0, 1));
+	THROWS(SDP4J_IAE, "must be in 1..", Java_org_sdp4j_rsocket_Native_serviceSlots(env, C, 0, 64));
+	THROWS(SDP4J_IAE, "must be in 1..", Java_org_sdp4j_rsocket_Native_serviceSlots(env, C, 1024, -1));
+	THROWS(SDP4J_IAE, "must be in 1..", Java_org_sdp4j_rsocket_Native_serviceSlots(env, C, INT_MAX, 64));
+	OK((Java_org_sdp4j_rsocket_Native_serviceSlots(env, C, 1024, 64), 0));
+	{
+		jintArray st = OK(Java_org_sdp4j_rsocket_Native_serviceState(env, C));
+
+		CHECK(st && (*env)->GetArrayLength(env, st) == 5, "serviceState: 5 values");
+		fj_free(st);
+	}
 	THROWS(SDP4J_IAE, "4 or 16 bytes, not 5", Java_org_sdp4j_rsocket_Native_connect(env, C, OPEN, a5, 0, 1));
 	THROWS(SDP4J_IAE, "port out of range: 65536", Java_org_sdp4j_rsocket_Native_connect(env, C, OPEN, a, 0, 65536));
 	THROWS(SDP4J_IAE, "port out of range: -1", Java_org_sdp4j_rsocket_Native_bind(env, C, OPEN, a, 0, -1));
@@ -185,13 +195,13 @@ static void check_validation(void)
 	THROWS(SDP4J_IAE, "unknown option id 99", Java_org_sdp4j_rsocket_Native_getOption(env, C, CONN, 99));
 	THROWS(SDP4J_IAE, "unknown option id -5", Java_org_sdp4j_rsocket_Native_getOption(env, C, CONN, -5));
 	THROWS(SDP4J_IAE, "bad 'how' 7", Java_org_sdp4j_rsocket_Native_shutdown(env, C, CONN, 7));
-	THROWS(SDP4J_NPE, "fds is null", Java_org_sdp4j_rsocket_Native_pollMany(env, C, NULL, ev, rev, 0, -1, 0));
-	THROWS(SDP4J_NPE, "events is null", Java_org_sdp4j_rsocket_Native_pollMany(env, C, fds, NULL, rev, 0, -1, 0));
-	THROWS(SDP4J_NPE, "revents is null", Java_org_sdp4j_rsocket_Native_pollMany(env, C, fds, ev, NULL, 0, -1, 0));
-	THROWS(SDP4J_IOOBE, "n 2 out of bounds", Java_org_sdp4j_rsocket_Native_pollMany(env, C, fds, ev, rev, 2, -1, 0));
-	THROWS(SDP4J_IOOBE, "n -1 out of bounds", Java_org_sdp4j_rsocket_Native_pollMany(env, C, fds, ev, rev, -1, -1, 0));
-	THROWS(SOCKX, "Bad file descriptor", Java_org_sdp4j_rsocket_Native_pollMany(env, C, fds, ev, rev, 1, 0, 0));
-	THROWS(SOCKX, "not a wakeup eventfd", Java_org_sdp4j_rsocket_Native_pollMany(env, C, fds, ev, rev, 1, CONN, 0));
+	THROWS(SDP4J_NPE, "fds is null", Java_org_sdp4j_rsocket_Native_pollMany(env, C, NULL, ev, rev, 0, -1, 0, JNI_TRUE));
+	THROWS(SDP4J_NPE, "events is null", Java_org_sdp4j_rsocket_Native_pollMany(env, C, fds, NULL, rev, 0, -1, 0, JNI_TRUE));
+	THROWS(SDP4J_NPE, "revents is null", Java_org_sdp4j_rsocket_Native_pollMany(env, C, fds, ev, NULL, 0, -1, 0, JNI_TRUE));
+	THROWS(SDP4J_IOOBE, "n 2 out of bounds", Java_org_sdp4j_rsocket_Native_pollMany(env, C, fds, ev, rev, 2, -1, 0, JNI_TRUE));
+	THROWS(SDP4J_IOOBE, "n -1 out of bounds", Java_org_sdp4j_rsocket_Native_pollMany(env, C, fds, ev, rev, -1, -1, 0, JNI_TRUE));
+	THROWS(SOCKX, "Bad file descriptor", Java_org_sdp4j_rsocket_Native_pollMany(env, C, fds, ev, rev, 1, 0, 0, JNI_TRUE));
+	THROWS(SOCKX, "not a wakeup eventfd", Java_org_sdp4j_rsocket_Native_pollMany(env, C, fds, ev, rev, 1, CONN, 0, JNI_TRUE));
 	sdp4j_fd_set(CONN, FD_NONE);
 	sdp4j_fd_set(OPEN, FD_NONE);
 	sdp4j_fd_set(LISTEN, FD_NONE);
@@ -227,20 +237,20 @@ static void check_pollmany(void)
 	ev = fj_shorts(2, e);
 	rev = fj_shorts(2, NULL);
 	t = now_ms();
-	n = OK(Java_org_sdp4j_rsocket_Native_pollMany(env, C, fds, ev, rev, 2, efd, 50));
+	n = OK(Java_org_sdp4j_rsocket_Native_pollMany(env, C, fds, ev, rev, 2, efd, 50, JNI_TRUE));
 	t = now_ms() - t;
 	CHECK(n == 0 && t >= 45, "pollMany timeout: n=%d after %ld ms", n, t);
 	CHECK(write(pfd[1], "x", 1) == 1, "pipe write");
-	n = OK(Java_org_sdp4j_rsocket_Native_pollMany(env, C, fds, ev, rev, 2, efd, 1000));
+	n = OK(Java_org_sdp4j_rsocket_Native_pollMany(env, C, fds, ev, rev, 2, efd, 1000, JNI_TRUE));
 	CHECK(n == 1 && (((jshort *)fj_data(rev))[0] & POLLIN) && ((jshort *)fj_data(rev))[1] == 0,
 	      "pollMany pipe: n=%d revents=%x,%x", n, ((jshort *)fj_data(rev))[0], ((jshort *)fj_data(rev))[1]);
 	CHECK(read(pfd[0], f, 1) == 1, "pipe read");
 	OK((Java_org_sdp4j_rsocket_Native_signal(env, C, efd), 0));
 	t = now_ms();
-	n = OK(Java_org_sdp4j_rsocket_Native_pollMany(env, C, fds, ev, rev, 1, efd, 5000));
+	n = OK(Java_org_sdp4j_rsocket_Native_pollMany(env, C, fds, ev, rev, 1, efd, 5000, JNI_TRUE));
 	t = now_ms() - t;
 	CHECK(n == 0 && t < 1000, "pollMany wakeup: n=%d after %ld ms", n, t);
-	n = OK(Java_org_sdp4j_rsocket_Native_pollMany(env, C, fds, ev, rev, 1, efd, 0));
+	n = OK(Java_org_sdp4j_rsocket_Native_pollMany(env, C, fds, ev, rev, 1, efd, 0, JNI_TRUE));
 	CHECK(n == 0, "wakeup drained: n=%d", n);
 	/* many descriptors: the heap path */
 	{
@@ -259,7 +269,7 @@ static void check_pollmany(void)
 		me = fj_shorts(N, mev);
 		mr = fj_shorts(N, NULL);
 		CHECK(write(pfd[1], "y", 1) == 1, "pipe write");
-		n = OK(Java_org_sdp4j_rsocket_Native_pollMany(env, C, mf, me, mr, N, -1, 1000));
+		n = OK(Java_org_sdp4j_rsocket_Native_pollMany(env, C, mf, me, mr, N, -1, 1000, JNI_TRUE));
 		CHECK(n == N / 2, "pollMany %d fds: n=%d", N, n);
 		fj_free(mf); fj_free(me); fj_free(mr);
 	}
@@ -365,7 +375,7 @@ static void check_shim(const char *shim)
 		jintArray lfa = fj_ints(1, lf);
 		jshortArray lea = fj_shorts(1, le), lra = fj_shorts(1, NULL);
 
-		n = OK(Java_org_sdp4j_rsocket_Native_pollMany(env, C, lfa, lea, lra, 1, -1, 2000));
+		n = OK(Java_org_sdp4j_rsocket_Native_pollMany(env, C, lfa, lea, lra, 1, -1, 2000, JNI_TRUE));
 		CHECK(n == 1 && (((jshort *)fj_data(lra))[0] & POLLIN), "pollMany listener: n=%d", n);
 		fj_free(lfa); fj_free(lea); fj_free(lra);
 	}

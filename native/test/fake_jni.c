@@ -122,6 +122,19 @@ static void JNICALL SetByteArrayRegion(JNIEnv *e, jbyteArray a, jsize start, jsi
 
 static jbyteArray JNICALL NewByteArray(JNIEnv *e, jsize len) { (void)e; must_not_pend("NewByteArray"); return fj_bytes(len, NULL); }
 
+static void JNICALL SetIntArrayRegion(JNIEnv *e, jintArray a, jsize start, jsize len, const jint *buf)
+{
+	(void)e;
+	must_not_pend("SetIntArrayRegion");
+	if (start < 0 || len < 0 || start > O(a)->len - len) {
+		throw_("java/lang/ArrayIndexOutOfBoundsException", "SetIntArrayRegion");
+		return;
+	}
+	memcpy((jint *)O(a)->data + start, buf, (size_t)len * sizeof *buf);
+}
+
+static jintArray JNICALL NewIntArray(JNIEnv *e, jsize len) { (void)e; must_not_pend("NewIntArray"); return fj_ints(len, NULL); }
+
 static void *elements(jobject a)
 {
 	void *copy = malloc((size_t)O(a)->len * esize(O(a)->kind) + 1);
@@ -185,6 +198,8 @@ JNIEnv *fj_env(void)
 	table.GetByteArrayRegion = GetByteArrayRegion;
 	table.SetByteArrayRegion = SetByteArrayRegion;
 	table.NewByteArray = NewByteArray;
+	table.SetIntArrayRegion = SetIntArrayRegion;
+	table.NewIntArray = NewIntArray;
 	table.GetPrimitiveArrayCritical = GetPrimitiveArrayCritical;
 	table.ReleasePrimitiveArrayCritical = ReleasePrimitiveArrayCritical;
 	table.GetIntArrayElements = GetIntArrayElements;

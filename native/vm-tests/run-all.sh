@@ -24,6 +24,8 @@
 #      reach rsetsockopt and read back with rgetsockopt; a busypoll spin sees data and a close); rxe0's counters must grow
 #   i  the transport contract (docs/transport-contract.md): sdp-core's org.sdp4j.contract suite subclassed for
 #      "use sdp" both ends, and a "use both" server with an rsocket and with a TCP client (SDP4J_CONTRACT_CLASSES: classes)
+#   j  many concurrent rsocket connections (native/vm-tests/concurrent.sh; SDP4J_CONCURRENT, default "16 64")
+#   k  virtual threads park instead of pinning (native/vm-tests/virtual.sh; Temurin 25, parallelism 2, JFR)
 # Closing line: "N passed, M failed"; exit status 0 only when nothing failed.
 set -uo pipefail
 repo=$(cd "$(dirname "$0")/../.." && pwd)
@@ -292,6 +294,27 @@ c1=$(counters); d=$(delta "$c0" "$c1" 512); drc=$?
 tests=$(grep -Eo '[0-9]+ tests successful' "$out/junit-contract.log" | head -1)
 tfail=$(grep -Eo '[0-9]+ tests failed' "$out/junit-contract.log" | head -1)
 record "i: transport contract on rsockets ($tests, $tfail), RDMA carried it" "$rc" $(( $(date +%s) - t0 )) "$d"
+
+# ---- j: many concurrent rsocket connections (issue 13): no crash, no hang, every byte checked ----
+# native/vm-tests/concurrent.sh: an echo server + N platform-thread clients in one JVM, then N clients connecting at
+# once to a server in another JVM; N from SDP4J_CONCURRENT (default "16 64"; 1,000 platform threads each in its own
+# rpoll do not finish under TCG: librdmacm wakes every rpoll-ing thread on each event; virtual threads (k) share one)
+log "j: concurrent rsocket connections: ${SDP4J_CONCURRENT:-16 64}"
+t0=$(date +%s)
+# shellcheck disable=SC2086
+"$repo/native/vm-tests/concurrent.sh" ${SDP4J_CONCURRENT:-16 64} 2>&1 | tee "$out/concurrent.log"
+rc=${PIPESTATUS[0]}
+record "j: concurrent rsocket connections ($(grep -Eo '[0-9]+ passed, [0-9]+ failed' "$out/concurrent.log" | tail -1))" \
+  "$rc" $(( $(date +%s) - t0 )) ""
+
+# ---- k: virtual threads park instead of pinning (issue 13): Temurin 25, parallelism 2, JFR ----
+# native/vm-tests/virtual.sh: N (SDP4J_VIRTUAL, default 1000) virtual-thread clients + a virtual-thread server
+log "k: virtual threads on rsockets: ${SDP4J_VIRTUAL:-1000} clients, parallelism 2, JFR"
+t0=$(date +%s)
+"$repo/native/vm-tests/virtual.sh" "${SDP4J_VIRTUAL:-1000}" 2>&1 | tee "$out/virtual.log"
+rc=${PIPESTATUS[0]}
+record "k: virtual threads park ($(grep -Eo '[0-9]+ passed, [0-9]+ failed' "$out/virtual.log" | tail -1))" \
+  "$rc" $(( $(date +%s) - t0 )) ""
 
 # ---- summary ----
 echo

@@ -37,6 +37,16 @@ final class Native {
     /** Null when rsockets are usable here (a device exists and rsocket() works), else the reason. */
     static native String probe();
 
+    /**
+     * How many connections (connecting, connected or accepted rsockets) and listeners librdmacm's service threads
+     * get room for before the first one (librdmacm before rdma-core 53 corrupts memory when that room grows later:
+     * native/src/sdp4j_svc.c); beyond it, connect/accept/listen throw a SocketException naming the limit.
+     */
+    static native void serviceSlots(int connections, int listeners);
+
+    /** [affected by that bug (1/0, -1 not known yet), connection slots used, their limit, listener slots used, limit]. */
+    static native int[] serviceState();
+
     /** A new non-blocking stream rsocket. */
     static native int socket(boolean ipv6) throws IOException;
 
@@ -98,9 +108,13 @@ final class Native {
      */
     static native int pollListener(int fd, int wakeFd, int timeoutMillis, boolean watchChannel) throws IOException;
 
-    /** rpoll over {@code fds[0..n)} (rsockets and kernel fds) and wakeFd (drained); the count of fds with events. */
-    static native int pollMany(int[] fds, short[] events, short[] revents, int n, int wakeFd, int timeoutMillis)
-            throws IOException;
+    /**
+     * rpoll over {@code fds[0..n)} (rsockets and kernel fds) and wakeFd (drained); the count of fds with events.
+     * A listener reports POLLIN when its rdma_cm channel has a request; with settleListeners the call first waits
+     * (up to 500 ms) until librdmacm has queued the connection, so that accept finds it.
+     */
+    static native int pollMany(int[] fds, short[] events, short[] revents, int n, int wakeFd, int timeoutMillis,
+            boolean settleListeners) throws IOException;
 
     /** Releases an rsocket and its wake-up eventfd (either may be -1) when there is nobody left to report to. */
     static void closeQuietly(int fd, int ev) {

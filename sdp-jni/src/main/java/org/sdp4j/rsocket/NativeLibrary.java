@@ -9,6 +9,8 @@ import java.nio.file.StandardCopyOption;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.util.Locale;
 
+import org.sdp4j.transport.Props;
+
 /**
  * Loads {@code libsdp4j.so} once per JVM and then librdmacm through it, and says why when either fails.
  *
@@ -64,6 +66,12 @@ final class NativeLibrary {
                     String why = Native.init(name);
                     if (why != null) {
                         rdmacmFailure = new UnsatisfiedLinkError(why);
+                    } else {
+                        // room in librdmacm's service threads, made before the first connection (sdp4j_svc.c)
+                        Native.serviceSlots(
+                                (int) Props.longProperty("sdp4j.rsocket.maxConnections", 1024, 1, 1 << 20),
+                                (int) Props.longProperty("sdp4j.rsocket.maxListeners", 64, 1, 1 << 20));
+                        RsocketParker.preload();
                     }
                 }
             } catch (Throwable t) { // LinkageError, SecurityException, ...: never escapes isAvailable()

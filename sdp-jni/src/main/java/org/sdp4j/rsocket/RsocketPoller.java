@@ -42,7 +42,15 @@ final class RsocketPoller implements Poller {
         }
         try {
             int t = timeoutMillis < 0 ? -1 : (int) Math.min(Integer.MAX_VALUE, timeoutMillis);
-            return Native.pollMany(fds, events, revents, n, ev, t);
+            if (t == 0 || !RsocketParker.onVirtualThread()) {
+                return Native.pollMany(fds, events, revents, n, ev, t, true);
+            }
+            // a virtual thread parks; an interrupt wakes the selector through wakeup() as usual
+            int r = RsocketParker.awaitMany(fds, events, revents, n, ev, t);
+            if ((r & Native.WOKEN) != 0) {
+                Native.pollMany(fds, events, new short[n], 0, ev, 0, true); // drains the wakeup eventfd
+            }
+            return r & 0xffff;
         } finally {
             int toClose = -1;
             synchronized (lock) {

@@ -18,12 +18,10 @@ import java.nio.channels.SocketChannel;
 import java.nio.channels.UnresolvedAddressException;
 import java.nio.channels.UnsupportedAddressTypeException;
 import java.nio.channels.spi.SelectorProvider;
-import java.util.ArrayList;
-import java.util.List;
 import java.util.Set;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.ReentrantLock;
 
+import org.sdp4j.transport.Deadline;
 import org.sdp4j.transport.Poller;
 import org.sdp4j.transport.Transport;
 import org.sdp4j.nio.TransportSocketAdaptor;
@@ -33,22 +31,13 @@ import org.sdp4j.transport.TransportChannel;
  * A {@link ServerSocketChannel} over a listening rsocket. Blocking accept waits as {@link RsocketSocketImpl}'s does
  * (poll(2) on the listener's rdma_cm channel, then raccept with a short backoff: rdma-core 44 makes rpoll see a
  * queued connection only at its 5 s wake-up); in a selector, {@link RsocketPoller}'s pollMany does the same with a
- * dup of that channel. Close and polls are counted as in {@link RsocketSocketChannel}.
+ * dup of that channel. The rsocket, its close and its polls are an {@link RsocketHandle}.
  */
 final class RsocketServerSocketChannel extends ServerSocketChannel implements TransportChannel {
-    private static final int ACCEPT_SLICE_MS = 100;
-    private static final int ACCEPT_BACKOFF_STEPS = 14;
-    private static final int ACCEPT_BACKOFF_MAX_MS = 32;
-
     private final Transport owner;
-    private final Object stateLock = new Object();
     private final ReentrantLock acceptLock = new ReentrantLock();
     final RsocketSockopts.Kept kept = new RsocketSockopts.Kept();
-
-    // guarded by stateLock
-    private int rfd, efd, useCount;
-    private boolean closing;
-    private final List<Poller> pollers = new ArrayList<>(1);
+    private final RsocketHandle h;
 
     private volatile InetSocketAddress local;
     private volatile ServerSocket adaptor;
@@ -56,52 +45,25 @@ final class RsocketServerSocketChannel extends ServerSocketChannel implements Tr
     RsocketServerSocketChannel(SelectorProvider provider, Transport owner) throws IOException {
         super(provider);
         this.owner = owner;
-        Rsocket.ensureAvailability();
-        int ev = Native.eventfd();
-        int fd;
-        try {
-            fd = Native.socket(false);
-        } catch (IOException | RuntimeException e) {
-            Native.closeEvent(ev);
-            throw e;
-        }
-        rfd = fd;
-        efd = ev;
+        h = RsocketHandle.open();
         try {
             RsocketTunables.applyGlobal(this::setTunable);
         } catch (IOException | RuntimeException e) {
-            Native.close(fd);
-            Native.closeEvent(ev);
+            h.close();
             throw e;
         }
     }
 
     private int enter() throws ClosedChannelException {
-        synchronized (stateLock) {
-            if (closing || !isOpen()) {
-                throw new ClosedChannelException();
-            }
-            useCount++;
-            return rfd;
+        int fd = isOpen() ? h.enter() : -1;
+        if (fd < 0) {
+            throw new ClosedChannelException();
         }
+        return fd;
     }
 
     private void exit() {
-        int fd = -1, ev = -1;
-        synchronized (stateLock) {
-            if (--useCount == 0 && closing) {
-                fd = rfd;
-                ev = efd;
-                rfd = efd = -1;
-            }
-        }
-        Native.closeQuietly(fd, ev);
-    }
-
-    private int wakeFd() {
-        synchronized (stateLock) {
-            return efd;
-        }
+        h.exit();
     }
 
     @Override
@@ -111,51 +73,22 @@ final class RsocketServerSocketChannel extends ServerSocketChannel implements Tr
 
     @Override
     public int pollFd() {
-        synchronized (stateLock) {
-            return rfd;
-        }
+        return h.fd();
     }
 
     @Override
     public int pollBegin(Poller poller) {
-        synchronized (stateLock) {
-            if (closing || !isOpen() || local == null) {
-                return -1;
-            }
-            useCount++;
-            pollers.add(poller);
-            return rfd;
-        }
+        return isOpen() && local != null ? h.pollBegin(poller) : -1;
     }
 
     @Override
     public void pollEnd(Poller poller) {
-        synchronized (stateLock) {
-            pollers.remove(poller);
-        }
-        exit();
+        h.pollEnd(poller);
     }
 
     @Override
     protected void implCloseSelectableChannel() throws IOException {
-        int fd, ev;
-        synchronized (stateLock) {
-            if (closing) {
-                return;
-            }
-            closing = true;
-            if (useCount > 0) {
-                Native.signal(efd);
-                for (Poller p : pollers) {
-                    p.wakeup();
-                }
-                return;
-            }
-            fd = rfd;
-            ev = efd;
-            rfd = efd = -1;
-        }
-        Native.closeQuietly(fd, ev);
+        h.close();
     }
 
     @Override
@@ -215,40 +148,24 @@ final class RsocketServerSocketChannel extends ServerSocketChannel implements Tr
                 if (blocking) {
                     begin();
                 }
-                long deadline = timeoutMillis > 0
-                        ? System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(timeoutMillis) : 0;
-                int pending = 0;
-                for (;;) {
+                if (!blocking) {
                     nfd = Native.accept(fd);
-                    if (nfd != Native.UNAVAILABLE) {
-                        break;
-                    }
-                    if (!blocking) {
+                    if (nfd == Native.UNAVAILABLE) {
                         completed = true;
                         return null;
                     }
-                    int wait = -1;
-                    if (deadline != 0) {
-                        long ns = deadline - System.nanoTime();
-                        if (ns <= 0) {
-                            completed = true;
-                            throw new SocketTimeoutException("Accept timed out");
-                        }
-                        wait = (int) Math.max(1, Math.min(Integer.MAX_VALUE,
-                                TimeUnit.NANOSECONDS.toMillis(ns + 999_999)));
+                } else {
+                    try {
+                        nfd = h.accept(fd, Deadline.afterMillis(timeoutMillis));
+                    } catch (SocketTimeoutException e) {
+                        completed = true;
+                        throw e;
                     }
-                    int slice = pending > 0 ? Math.min(1 << (pending - 1), ACCEPT_BACKOFF_MAX_MS) : ACCEPT_SLICE_MS;
-                    if (wait > 0) {
-                        slice = Math.min(slice, wait);
+                    if (nfd == RsocketHandle.INTERRUPTED) {
+                        h.awaitCloseByInterrupt();
                     }
-                    int r = Native.pollListener(fd, wakeFd(), slice, pending == 0);
-                    if ((r & Native.WOKEN) != 0) {
+                    if (nfd < 0) {
                         return null; // closed: end(false) throws AsynchronousClose/ClosedByInterrupt
-                    }
-                    if ((r & Native.POLLIN) != 0) {
-                        pending = 1;
-                    } else if (pending > 0) {
-                        pending = pending < ACCEPT_BACKOFF_STEPS ? pending + 1 : 0;
                     }
                 }
                 completed = true;
@@ -264,11 +181,7 @@ final class RsocketServerSocketChannel extends ServerSocketChannel implements Tr
             try {
                 return new RsocketSocketChannel(provider(), owner, nfd, kept.busyPollMicros);
             } catch (IOException | RuntimeException e) {
-                try {
-                    Native.close(nfd);
-                } catch (IOException suppressed) {
-                    e.addSuppressed(suppressed);
-                }
+                RsocketHandle.discard(nfd, e);
                 throw e;
             }
         } finally {
@@ -277,12 +190,9 @@ final class RsocketServerSocketChannel extends ServerSocketChannel implements Tr
     }
 
     void setTunable(SocketOption<Integer> name, Integer value) throws IOException {
-        if (kept.explicit.contains(name) || !RsocketSockopts.SERVER.contains(name)) {
-            return;
-        }
         int fd = enter();
         try {
-            RsocketSockopts.set(fd, kept, name, value);
+            RsocketSockopts.setTunable(fd, kept, RsocketSockopts.SERVER_TUNABLES, name, value);
         } finally {
             exit();
         }

@@ -19,13 +19,11 @@ import java.nio.channels.SocketChannel;
 import java.nio.channels.UnresolvedAddressException;
 import java.nio.channels.UnsupportedAddressTypeException;
 import java.nio.channels.spi.SelectorProvider;
-import java.util.ArrayList;
-import java.util.List;
 import java.util.Objects;
 import java.util.Set;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.ReentrantLock;
 
+import org.sdp4j.transport.Deadline;
 import org.sdp4j.transport.Poller;
 import org.sdp4j.transport.Transport;
 import org.sdp4j.nio.TransportSocketAdaptor;
@@ -52,12 +50,7 @@ final class RsocketSocketChannel extends SocketChannel implements TransportChann
     private final ReentrantLock readLock = new ReentrantLock(), writeLock = new ReentrantLock();
     final RsocketSockopts.Kept kept = new RsocketSockopts.Kept();
 
-    // guarded by stateLock
-    private int rfd, efd;
-    private int useCount;
-    private volatile boolean closing; // volatile: read without the lock by the busy-poll loop
-    private final List<Poller> pollers = new ArrayList<>(1);
-    private boolean readerWaiting;
+    private final RsocketHandle h;
 
     private volatile int state;
     private volatile boolean inputShutdown, outputShutdown;
@@ -70,22 +63,11 @@ final class RsocketSocketChannel extends SocketChannel implements TransportChann
     RsocketSocketChannel(SelectorProvider provider, Transport owner) throws IOException {
         super(provider);
         this.owner = owner;
-        Rsocket.ensureAvailability();
-        int ev = Native.eventfd();
-        int fd;
-        try {
-            fd = Native.socket(false);
-        } catch (IOException | RuntimeException e) {
-            Native.closeEvent(ev);
-            throw e;
-        }
-        rfd = fd;
-        efd = ev;
+        h = RsocketHandle.open();
         try {
             RsocketTunables.applyGlobal(this::setTunable);
         } catch (IOException | RuntimeException e) {
-            Native.close(fd);
-            Native.closeEvent(ev);
+            h.close();
             throw e;
         }
     }
@@ -96,42 +78,25 @@ final class RsocketSocketChannel extends SocketChannel implements TransportChann
         this.owner = owner;
         InetSocketAddress peer = RsocketSocketImpl.decode(Native.sockname(nfd, true));
         InetSocketAddress me = RsocketSocketImpl.decode(Native.sockname(nfd, false));
-        efd = Native.eventfd();
-        rfd = nfd;
+        h = RsocketHandle.accepted(nfd);
         remote = peer;
         local = me;
         state = CONNECTED;
         kept.busyPollMicros = busyPollMicros;
     }
 
-    // ---- counting operations in and out ----
+    // ---- counting operations in and out: the handle ----
 
     private int enter() throws ClosedChannelException {
-        synchronized (stateLock) {
-            if (closing || !isOpen()) {
-                throw new ClosedChannelException();
-            }
-            useCount++;
-            return rfd;
+        int fd = isOpen() ? h.enter() : -1;
+        if (fd < 0) {
+            throw new ClosedChannelException();
         }
+        return fd;
     }
 
     private void exit() {
-        int fd = -1, ev = -1;
-        synchronized (stateLock) {
-            if (--useCount == 0 && closing) {
-                fd = rfd;
-                ev = efd;
-                rfd = efd = -1;
-            }
-        }
-        Native.closeQuietly(fd, ev);
-    }
-
-    private int wakeFd() {
-        synchronized (stateLock) {
-            return efd;
-        }
+        h.exit();
     }
 
     @Override
@@ -141,51 +106,22 @@ final class RsocketSocketChannel extends SocketChannel implements TransportChann
 
     @Override
     public int pollFd() {
-        synchronized (stateLock) {
-            return rfd;
-        }
+        return h.fd();
     }
 
     @Override
     public int pollBegin(Poller poller) {
-        synchronized (stateLock) {
-            if (closing || !isOpen()) {
-                return -1;
-            }
-            useCount++;
-            pollers.add(poller);
-            return rfd;
-        }
+        return isOpen() ? h.pollBegin(poller) : -1;
     }
 
     @Override
     public void pollEnd(Poller poller) {
-        synchronized (stateLock) {
-            pollers.remove(poller);
-        }
-        exit();
+        h.pollEnd(poller);
     }
 
     @Override
     protected void implCloseSelectableChannel() throws IOException {
-        int fd, ev;
-        synchronized (stateLock) {
-            if (closing) {
-                return;
-            }
-            closing = true;
-            if (useCount > 0) {
-                Native.signal(efd); // blocked operations wake and leave; the last one out closes
-                for (Poller p : pollers) {
-                    p.wakeup(); // a selector polling this rsocket returns, then pollEnd closes
-                }
-                return;
-            }
-            fd = rfd;
-            ev = efd;
-            rfd = efd = -1;
-        }
-        Native.closeQuietly(fd, ev);
+        h.close();
     }
 
     @Override
@@ -194,27 +130,17 @@ final class RsocketSocketChannel extends SocketChannel implements TransportChann
     }
 
     /**
-     * Waits in rpoll for {@code events} or the wakeup eventfd, spinning first for the busy-poll time. Returns the
-     * revents ({@code | Native.WOKEN}), 0 on timeout.
+     * Waits for {@code events} or the wakeup eventfd ({@link RsocketHandle#await}). Returns the revents
+     * ({@code | Native.WOKEN}), 0 on timeout.
      */
     private int await(int fd, int events, int timeoutMillis) throws IOException {
-        int spin = kept.busyPollMicros;
-        if (spin > 0) {
-            // the rsocket alone (no system call; see RsocketSocketImpl.await): a close is seen through the flag, a
-            // shutdownInput's signal by the rpoll after the spin
-            long end = System.nanoTime() + spin * 1000L;
-            do {
-                int r = Native.poll(fd, events, -1, 0);
-                if (r != 0) {
-                    return r;
-                }
-                if (closing) {
-                    return Native.WOKEN;
-                }
-                Thread.onSpinWait();
-            } while (System.nanoTime() - end < 0);
+        int r = events == Native.POLLIN ? h.awaitReadable(fd, timeoutMillis, kept.busyPollMicros)
+                : h.await(fd, events, timeoutMillis, kept.busyPollMicros);
+        if ((r & RsocketParker.INTERRUPTED) != 0) {
+            h.awaitCloseByInterrupt();
+            r = (r & ~RsocketParker.INTERRUPTED) | Native.WOKEN;
         }
-        return Native.poll(fd, events, wakeFd(), timeoutMillis);
+        return r;
     }
 
     // ---- connect ----
@@ -222,7 +148,7 @@ final class RsocketSocketChannel extends SocketChannel implements TransportChann
     @Override
     public SocketChannel bind(SocketAddress localAddress) throws IOException {
         synchronized (stateLock) {
-            if (closing || !isOpen()) {
+            if (h.isClosing() || !isOpen()) {
                 throw new ClosedChannelException();
             }
             if (state == PENDING) {
@@ -286,7 +212,7 @@ final class RsocketSocketChannel extends SocketChannel implements TransportChann
                 writeLock.lock();
                 try {
                     synchronized (stateLock) {
-                        if (closing || !isOpen()) {
+                        if (h.isClosing() || !isOpen()) {
                             throw new ClosedChannelException();
                         }
                         if (state == CONNECTED) {
@@ -347,27 +273,15 @@ final class RsocketSocketChannel extends SocketChannel implements TransportChann
 
     /** Blocking wait for a pending connect; true when connected, throws on failure, timeout or close. */
     private boolean waitConnected(int fd, int timeoutMillis) throws IOException {
-        long deadline = timeoutMillis > 0 ? System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(timeoutMillis) : 0;
-        for (;;) {
-            int wait = -1;
-            if (deadline != 0) {
-                long ns = deadline - System.nanoTime();
-                if (ns <= 0) {
-                    throw new SocketTimeoutException("rconnect " + remote + ": connect timed out after "
-                            + timeoutMillis + " ms");
-                }
-                wait = (int) Math.max(1, Math.min(Integer.MAX_VALUE, TimeUnit.NANOSECONDS.toMillis(ns + 999_999)));
-            }
-            int r = await(fd, Native.POLLOUT, wait);
-            if ((r & Native.WOKEN) != 0 && isClosing()) {
-                throw new ClosedChannelException(); // end() turns this into AsynchronousClose/ClosedByInterrupt
-            }
-            r &= ~Native.WOKEN;
-            if (r != 0) {
-                Native.finishConnect(fd, r, connAddr, connScope, connPort);
-                return true;
-            }
+        int r = h.awaitConnect(fd, Deadline.afterMillis(timeoutMillis), connAddr, connScope, connPort,
+                "rconnect " + remote + ": connect timed out after " + timeoutMillis + " ms", kept.busyPollMicros);
+        if (r == RsocketHandle.INTERRUPTED) {
+            h.awaitCloseByInterrupt();
         }
+        if (r != 0) {
+            throw new ClosedChannelException(); // end() turns this into AsynchronousClose/ClosedByInterrupt
+        }
+        return true;
     }
 
     private void connected(int fd) throws IOException {
@@ -379,9 +293,7 @@ final class RsocketSocketChannel extends SocketChannel implements TransportChann
     }
 
     private boolean isClosing() {
-        synchronized (stateLock) {
-            return closing;
-        }
+        return h.isClosing();
     }
 
     private void closeQuietly(Exception e) {
@@ -497,8 +409,7 @@ final class RsocketSocketChannel extends SocketChannel implements TransportChann
                 if (blocking) {
                     begin();
                 }
-                long deadline = timeoutMillis > 0
-                        ? System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(timeoutMillis) : 0;
+                Deadline deadline = Deadline.afterMillis(timeoutMillis);
                 for (;;) {
                     if (inputShutdown) {
                         completed = true;
@@ -513,32 +424,13 @@ final class RsocketSocketChannel extends SocketChannel implements TransportChann
                         completed = true;
                         return 0;
                     }
-                    int wait = -1;
-                    if (deadline != 0) {
-                        long ns = deadline - System.nanoTime();
-                        if (ns <= 0) {
-                            completed = true;
-                            throw new SocketTimeoutException("Read timed out");
-                        }
-                        wait = (int) Math.max(1, Math.min(Integer.MAX_VALUE,
-                                TimeUnit.NANOSECONDS.toMillis(ns + 999_999)));
+                    int wait = deadline.pollMillis();
+                    if (wait == 0) {
+                        completed = true;
+                        throw new SocketTimeoutException("Read timed out");
                     }
-                    synchronized (stateLock) {
-                        readerWaiting = true;
-                    }
-                    int r;
-                    try {
-                        r = await(fd, Native.POLLIN, wait);
-                    } finally {
-                        synchronized (stateLock) {
-                            readerWaiting = false;
-                        }
-                    }
-                    if ((r & Native.WOKEN) != 0) {
-                        if (isClosing()) {
-                            return 0; // end(false) throws AsynchronousCloseException / ClosedByInterruptException
-                        }
-                        drainWakeup(); // shutdownInput's signal
+                    if ((await(fd, Native.POLLIN, wait) & Native.WOKEN) != 0) {
+                        return 0; // closed: end(false) throws AsynchronousCloseException / ClosedByInterruptException
                     }
                 }
             } finally {
@@ -587,14 +479,6 @@ final class RsocketSocketChannel extends SocketChannel implements TransportChann
         return total;
     }
 
-    /** Empties the wakeup eventfd after a shutdownInput signal (never after a close: closing stays signalled). */
-    private void drainWakeup() throws IOException {
-        int ev = wakeFd();
-        if (ev >= 0) {
-            Native.pollMany(new int[0], new short[0], new short[0], 0, ev, 0);
-        }
-    }
-
     @Override
     public int write(ByteBuffer src) throws IOException {
         Objects.requireNonNull(src, "src");
@@ -636,7 +520,7 @@ final class RsocketSocketChannel extends SocketChannel implements TransportChann
                         if (isClosing()) {
                             return total;
                         }
-                        drainWakeup();
+                        h.drainWakeup();
                     }
                 }
             } finally {
@@ -695,11 +579,7 @@ final class RsocketSocketChannel extends SocketChannel implements TransportChann
             if (!inputShutdown) {
                 Native.shutdown(fd, Native.SHUT_RD);
                 inputShutdown = true;
-                synchronized (stateLock) {
-                    if (readerWaiting) {
-                        Native.signal(efd); // rsockets gives no event for a local SHUT_RD: wake the reader
-                    }
-                }
+                h.wakeReader(); // rsockets gives no event for a local SHUT_RD
             }
         } finally {
             exit();
@@ -761,12 +641,9 @@ final class RsocketSocketChannel extends SocketChannel implements TransportChann
 
     /** A tunable (global or per rule): set unless the application set this option on this channel itself. */
     void setTunable(SocketOption<Integer> name, Integer value) throws IOException {
-        if (kept.explicit.contains(name)) {
-            return;
-        }
         int fd = enter();
         try {
-            RsocketSockopts.set(fd, kept, name, value);
+            RsocketSockopts.setTunable(fd, kept, RsocketSockopts.CLIENT, name, value);
         } finally {
             exit();
         }

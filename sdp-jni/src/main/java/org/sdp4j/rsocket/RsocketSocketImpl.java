@@ -17,10 +17,10 @@ import java.net.StandardSocketOptions;
 import java.net.UnknownHostException;
 import java.util.Objects;
 import java.util.Set;
-import java.util.concurrent.TimeUnit;
 
 import jdk.net.ExtendedSocketOptions;
 
+import org.sdp4j.transport.Deadline;
 import org.sdp4j.transport.Transport;
 import org.sdp4j.transport.TransportChannel;
 
@@ -40,37 +40,24 @@ import org.sdp4j.transport.TransportChannel;
  * rrecv/rsend: no copy but the one into rsockets' registered buffers). {@link #available()} peeks without consuming
  * (rsockets has no FIONREAD).
  *
- * <p>A concurrent {@link #shutdownInput()} does not wake a reader already waiting (rsockets gives no event for a
- * local SHUT_RD); that reader returns at its next data, timeout or close, and later reads return -1.
+ * <p>A concurrent {@link #shutdownInput()} wakes a reader already waiting (rsockets gives no event for a local
+ * SHUT_RD: the handle signals its eventfd), which returns -1, as with TCP.
  */
-public final class RsocketSocketImpl extends SocketImpl implements TransportChannel {
-
-    /** How long one wait of accept watches the listener before re-checking (ms). */
-    private static final int ACCEPT_SLICE_MS = 100;
-    /** After a connection request: retries of raccept at 1, 2, 4 .. 32 ms, then 32 ms, up to this many. */
-    private static final int ACCEPT_BACKOFF_STEPS = 14;
-    private static final int ACCEPT_BACKOFF_MAX_MS = 32;
+final class RsocketSocketImpl extends SocketImpl implements TransportChannel {
 
     private final boolean server;
     private final Object stateLock = new Object();
 
     // guarded by stateLock
-    private boolean created;
-    private volatile boolean closed; // volatile: read without the lock by the busy-poll loop
-    private int useCount;
-    private int rfd = -1; // the rsocket
-    private int efd = -1; // wakeup eventfd
+    private boolean closed;
+    private RsocketHandle h; // the rsocket, once created or accepted
     private InputStream in;
     private OutputStream out;
 
     private volatile boolean bound, listening, connected, inputShutdown, outputShutdown;
     private volatile int timeout; // SO_TIMEOUT, ms
-    private volatile int lingerSeconds = -1; // rsockets keeps on/off only
-    private volatile int trafficClass; // IP_TOS: accepted and ignored, as Socket.setTrafficClass allows
-    private volatile int keepInterval, keepCount; // TCP_KEEPINTERVAL/TCP_KEEPCOUNT: rsockets accepts and ignores them
-    private volatile int busyPollMicros; // RsocketOptions.BUSY_POLL
-    /** Options the application set itself: the tunables (global, per rule) never override them. */
-    private final Set<SocketOption<?>> explicit = java.util.concurrent.ConcurrentHashMap.newKeySet();
+    /** Java-side option values and the options the application set itself (RsocketSockopts: one table). */
+    final RsocketSockopts.Kept kept = new RsocketSockopts.Kept();
 
     RsocketSocketImpl(boolean server) {
         this.server = server;
@@ -80,51 +67,30 @@ public final class RsocketSocketImpl extends SocketImpl implements TransportChan
 
     /** Counts an operation in; returns the rsocket. */
     private int begin() throws SocketException {
+        RsocketHandle hh;
         synchronized (stateLock) {
             if (closed) {
                 throw new SocketException("Socket closed");
             }
-            if (!created) {
+            if (h == null) {
                 throw new SocketException("Socket not created");
             }
-            useCount++;
-            return rfd;
+            hh = h;
         }
+        int fd = hh.enter();
+        if (fd < 0) {
+            throw new SocketException("Socket closed");
+        }
+        return fd;
     }
 
     private void end() {
-        int fd = -1, ev = -1;
-        synchronized (stateLock) {
-            if (--useCount == 0 && closed) {
-                fd = rfd;
-                ev = efd;
-                rfd = efd = -1;
-            }
-        }
-        if (ev >= 0) {
-            try {
-                closeNative(fd, ev);
-            } catch (IOException ignored) {
-                // the operation that brought us here is failing with "Socket closed" already
-            }
-        }
+        handle().exit();
     }
 
-    private int wakeFd() {
+    private RsocketHandle handle() {
         synchronized (stateLock) {
-            return efd;
-        }
-    }
-
-    private static void closeNative(int fd, int ev) throws IOException {
-        try {
-            if (fd >= 0) {
-                Native.close(fd);
-            }
-        } finally {
-            if (ev >= 0) {
-                Native.closeEvent(ev);
-            }
+            return h;
         }
     }
 
@@ -138,21 +104,10 @@ public final class RsocketSocketImpl extends SocketImpl implements TransportChan
             if (closed) {
                 throw new SocketException("Socket closed");
             }
-            if (created) {
+            if (h != null) {
                 throw new SocketException("Already created");
             }
-            int ev = Native.eventfd();
-            int fd;
-            try {
-                // The domain matters to rsockets only until bind/connect, which take the family of the address.
-                fd = Native.socket(false);
-            } catch (IOException | RuntimeException e) {
-                Native.closeEvent(ev);
-                throw e;
-            }
-            efd = ev;
-            rfd = fd;
-            created = true;
+            h = RsocketHandle.open();
             this.fd = new FileDescriptor(); // not a kernel socket: a marker only, never handed to the JDK
         }
         RsocketTunables.applyGlobal(this::setTunable); // -Dsdp4j.rsocket.*: before anything else is set
@@ -160,64 +115,42 @@ public final class RsocketSocketImpl extends SocketImpl implements TransportChan
 
     /** A tunable (global or per rule): applied unless the application set this option itself. */
     private void setTunable(SocketOption<Integer> name, Integer value) throws IOException {
-        if (explicit.contains(name)
-                || !(supportedOptions().contains(name) || name == java.net.StandardSocketOptions.SO_SNDBUF)) {
-            return; // SO_SNDBUF on a listener: not a ServerSocket option, but what its accepted rsockets inherit
-        }
-        if (name == RsocketOptions.BUSY_POLL) {
-            busyPollMicros = value;
-            return;
-        }
         int fd = begin();
         try {
-            if (name == java.net.StandardSocketOptions.SO_SNDBUF) {
-                Native.setOption(fd, Native.OPT_SO_SNDBUF, value);
-            } else if (name == java.net.StandardSocketOptions.SO_RCVBUF) {
-                Native.setOption(fd, Native.OPT_SO_RCVBUF, value);
-            } else {
-                Native.setOption(fd, ((RsocketOptions.Opt) name).id, value);
-            }
+            RsocketSockopts.setTunable(fd, kept, server ? RsocketSockopts.SERVER_TUNABLES : RsocketSockopts.CLIENT,
+                    name, value);
         } finally {
             end();
         }
     }
 
-    /**
-     * rpoll on the rsocket and the wakeup eventfd, spinning first for the busy-poll time (RDMA_BUSY_POLL). The spin
-     * polls the rsocket alone ({@code rpoll} timeout 0 without the eventfd: no system call, librdmacm polls its
-     * completion queue in user space) and watches {@link #closed} instead of the eventfd.
-     */
+    /** Waits for events on the rsocket or a close ({@link RsocketHandle#await}): revents | Native.WOKEN, 0 on timeout. */
     private int await(int fd, int events, int wait) throws IOException {
-        int spin = busyPollMicros;
-        if (spin > 0 && wait != 0) {
-            long end = System.nanoTime() + spin * 1000L;
-            do {
-                int r = Native.poll(fd, events, -1, 0);
-                if (r != 0) {
-                    return r;
-                }
-                if (closed) {
-                    return Native.WOKEN; // what the eventfd would say
-                }
-                Thread.onSpinWait();
-            } while (System.nanoTime() - end < 0);
+        return interruptible(handle().await(fd, events, wait, kept.busyPollMicros));
+    }
+
+    /**
+     * As the JDK's NioSocketImpl on a virtual thread: an interrupt during a wait closes the socket and throws
+     * InterruptedIOException, which java.net.Socket/ServerSocket (JDK 21+) turn into closing themselves and
+     * {@code SocketException("Closed by interrupt")}.
+     */
+    private int interruptible(int r) throws IOException {
+        if ((r & RsocketParker.INTERRUPTED) != 0) {
+            close();
+            throw new java.io.InterruptedIOException("Closed by interrupt");
         }
-        return Native.poll(fd, events, wakeFd(), wait);
+        return r;
     }
 
     /** Fills this (not created) impl with an accepted rsocket; on failure nothing of it is kept (the caller closes nfd). */
     private void accepted(int nfd) throws IOException {
         InetSocketAddress peer = decode(Native.sockname(nfd, true));
         int lport = decode(Native.sockname(nfd, false)).getPort();
-        int ev = Native.eventfd();
         synchronized (stateLock) {
-            if (created || closed) {
-                Native.closeEvent(ev);
+            if (h != null || closed) {
                 throw new SocketException("accept: the SocketImpl to fill is already in use or closed");
             }
-            rfd = nfd;
-            efd = ev;
-            created = true;
+            h = RsocketHandle.accepted(nfd);
             connected = true;
             bound = true;
             this.fd = new FileDescriptor();
@@ -229,24 +162,17 @@ public final class RsocketSocketImpl extends SocketImpl implements TransportChan
 
     @Override
     protected void close() throws IOException {
-        int fd, ev;
+        RsocketHandle hh;
         synchronized (stateLock) {
             if (closed) {
                 return;
             }
             closed = true;
-            if (!created) {
-                return;
-            }
-            if (useCount > 0) {
-                Native.signal(efd); // a waiting thread wakes, throws, and the last one out closes
-                return;
-            }
-            fd = rfd;
-            ev = efd;
-            rfd = efd = -1;
+            hh = h;
         }
-        closeNative(fd, ev);
+        if (hh != null) {
+            hh.close(); // now, or by the last operation to leave
+        }
     }
 
     boolean isClosed() {
@@ -295,21 +221,15 @@ public final class RsocketSocketImpl extends SocketImpl implements TransportChan
                 throw new SocketException("Socket is listening");
             }
             RsocketTunables.applyRule(true, new InetSocketAddress(ia, rport), this::setTunable); // before rconnect
-            long deadline = timeoutMillis > 0 ? System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(timeoutMillis) : 0;
-            boolean done = Native.connect(fd, addr, scope, rport);
-            while (!done) {
-                int wait = remaining(deadline);
-                if (wait == 0) {
-                    throw new SocketTimeoutException("rconnect " + hostPort(ia, rport) + ": connect timed out after "
-                            + timeoutMillis + " ms");
-                }
-                int r = await(fd, Native.POLLOUT, wait);
-                if ((r & Native.WOKEN) != 0) {
-                    throw new SocketException("Socket closed");
+            Deadline deadline = Deadline.afterMillis(timeoutMillis);
+            if (!Native.connect(fd, addr, scope, rport)) {
+                int r = handle().awaitConnect(fd, deadline, addr, scope, rport, "rconnect " + hostPort(ia, rport)
+                        + ": connect timed out after " + timeoutMillis + " ms", kept.busyPollMicros);
+                if (r == RsocketHandle.INTERRUPTED) {
+                    interruptible(RsocketParker.INTERRUPTED);
                 }
                 if (r != 0) {
-                    Native.finishConnect(fd, r, addr, scope, rport);
-                    done = true;
+                    throw new SocketException("Socket closed");
                 }
             }
             address = ia;
@@ -328,22 +248,6 @@ public final class RsocketSocketImpl extends SocketImpl implements TransportChan
         } finally {
             end();
         }
-    }
-
-    /** Milliseconds to wait: -1 without deadline, 0 when it passed, else at least 1. */
-    private static int remaining(long deadline) {
-        if (deadline == 0) {
-            return -1;
-        }
-        long ns = deadline - System.nanoTime();
-        if (ns <= 0) {
-            return 0;
-        }
-        return (int) Math.min(Integer.MAX_VALUE, Math.max(1, TimeUnit.NANOSECONDS.toMillis(ns + 999_999)));
-    }
-
-    private static long deadline(int timeoutMillis) {
-        return timeoutMillis > 0 ? System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(timeoutMillis) : 0;
     }
 
     @Override
@@ -397,39 +301,18 @@ public final class RsocketSocketImpl extends SocketImpl implements TransportChan
             if (!listening) {
                 throw new SocketException("accept: the socket is not listening");
             }
-            long deadline = deadline(timeout);
-            int nfd;
-            int pending = 0; // > 0: a connection request was seen; backing off until librdmacm has queued it
-            while ((nfd = Native.accept(fd)) == Native.UNAVAILABLE) {
-                int wait = remaining(deadline);
-                if (wait == 0) {
-                    throw new SocketTimeoutException("Accept timed out");
-                }
-                // Watching the listener's rdma_cm channel catches a request at once; the slice bounds the rare case of
-                // a request taken by librdmacm's accept service thread before this thread started watching.
-                int slice = pending > 0 ? Math.min(1 << (pending - 1), ACCEPT_BACKOFF_MAX_MS) : ACCEPT_SLICE_MS;
-                if (wait > 0) {
-                    slice = Math.min(slice, wait);
-                }
-                int r = Native.pollListener(fd, wakeFd(), slice, pending == 0);
-                if ((r & Native.WOKEN) != 0) {
-                    throw new SocketException("Socket closed");
-                }
-                if ((r & Native.POLLIN) != 0) {
-                    pending = 1;
-                } else if (pending > 0) {
-                    pending = pending < ACCEPT_BACKOFF_STEPS ? pending + 1 : 0;
-                }
+            int nfd = handle().accept(fd, Deadline.afterMillis(timeout));
+            if (nfd == RsocketHandle.INTERRUPTED) {
+                interruptible(RsocketParker.INTERRUPTED);
+            }
+            if (nfd < 0) {
+                throw new SocketException("Socket closed");
             }
             try {
                 target.accepted(nfd);
-                target.busyPollMicros = busyPollMicros;
+                target.kept.busyPollMicros = kept.busyPollMicros;
             } catch (IOException | RuntimeException e) {
-                try {
-                    Native.close(nfd);
-                } catch (IOException suppressed) {
-                    e.addSuppressed(suppressed);
-                }
+                RsocketHandle.discard(nfd, e);
                 throw e;
             }
         } finally {
@@ -449,19 +332,22 @@ public final class RsocketSocketImpl extends SocketImpl implements TransportChan
             if (inputShutdown) {
                 return -1;
             }
-            long deadline = deadline(timeout);
+            Deadline deadline = Deadline.afterMillis(timeout);
+            RsocketHandle hh = handle();
             for (;;) {
                 int n = Native.read(fd, b, off, len);
                 if (n != Native.UNAVAILABLE) {
                     return n; // > 0, or EOF (-1)
                 }
-                int wait = remaining(deadline);
+                int wait = deadline.pollMillis();
                 if (wait == 0) {
                     throw new SocketTimeoutException("Read timed out");
                 }
-                int r = await(fd, Native.POLLIN, wait);
-                if ((r & Native.WOKEN) != 0) {
+                if ((interruptible(hh.awaitReadable(fd, wait, kept.busyPollMicros)) & Native.WOKEN) != 0) {
                     throw new SocketException("Socket closed");
+                }
+                if (inputShutdown) {
+                    return -1; // woken by shutdownInput: end of stream, as TCP gives
                 }
             }
         } finally {
@@ -485,7 +371,10 @@ public final class RsocketSocketImpl extends SocketImpl implements TransportChan
                 }
                 int r = await(fd, Native.POLLOUT, -1);
                 if ((r & Native.WOKEN) != 0) {
-                    throw new SocketException("Socket closed");
+                    if (handle().isClosing()) {
+                        throw new SocketException("Socket closed");
+                    }
+                    handle().drainWakeup(); // a shutdownInput's signal meant for a reader
                 }
             }
         } finally {
@@ -548,6 +437,7 @@ public final class RsocketSocketImpl extends SocketImpl implements TransportChan
             if (!inputShutdown) {
                 Native.shutdown(fd, Native.SHUT_RD);
                 inputShutdown = true;
+                handle().wakeReader(); // rsockets gives no event for a local SHUT_RD: a blocked reader gets -1
             }
         } finally {
             end();
@@ -580,78 +470,42 @@ public final class RsocketSocketImpl extends SocketImpl implements TransportChan
         throw new SocketException("sendUrgentData: not supported by rsockets");
     }
 
-    // ---- options: the int form (java.net.SocketOptions) ----
+    // ---- options: one table (RsocketSockopts) for both forms and for the channels ----
 
     @Override
     public void setOption(int optID, Object value) throws SocketException {
         if (optID == SO_TIMEOUT) { // Java-side only: allowed before create(), as on the JDK's own impl
-            int t = intValue(optID, value);
-            if (t < 0) {
+            if (!(value instanceof Integer)) {
+                throw new SocketException("SO_TIMEOUT: needs an Integer, got " + value);
+            }
+            if ((Integer) value < 0) {
                 throw new IllegalArgumentException("SO_TIMEOUT: timeout < 0");
             }
             if (isClosed()) {
                 throw new SocketException("Socket closed");
             }
-            timeout = t;
+            timeout = (Integer) value;
             return;
+        }
+        Object v = value;
+        if (optID == SO_LINGER && value instanceof Boolean) { // Socket.setSoLinger: FALSE for off, an Integer for on
+            if ((Boolean) value) {
+                throw new SocketException("SO_LINGER: on needs a time in seconds");
+            }
+            v = -1;
         }
         int fd = begin();
         try {
-            switch (optID) {
-                case SO_TIMEOUT: {
-                    int t = intValue(optID, value);
-                    if (t < 0) {
-                        throw new IllegalArgumentException("SO_TIMEOUT: timeout < 0");
-                    }
-                    timeout = t;
-                    break;
-                }
-                case TCP_NODELAY:
-                    Native.setOption(fd, Native.OPT_TCP_NODELAY, boolValue(optID, value) ? 1 : 0);
-                    break;
-                case SO_SNDBUF:
-                case SO_RCVBUF: {
-                    int v = intValue(optID, value);
-                    if (v <= 0) {
-                        throw new IllegalArgumentException(optName(optID) + ": size must be positive: " + v);
-                    }
-                    Native.setOption(fd, optID == SO_SNDBUF ? Native.OPT_SO_SNDBUF : Native.OPT_SO_RCVBUF, v);
-                    explicit.add(optID == SO_SNDBUF ? StandardSocketOptions.SO_SNDBUF : StandardSocketOptions.SO_RCVBUF);
-                    break;
-                }
-                case SO_KEEPALIVE:
-                    Native.setOption(fd, Native.OPT_SO_KEEPALIVE, boolValue(optID, value) ? 1 : 0);
-                    break;
-                case SO_REUSEADDR:
-                    Native.setOption(fd, Native.OPT_SO_REUSEADDR, boolValue(optID, value) ? 1 : 0);
-                    break;
-                case SO_OOBINLINE:
-                    Native.setOption(fd, Native.OPT_SO_OOBINLINE, boolValue(optID, value) ? 1 : 0);
-                    break;
-                case SO_LINGER: {
-                    // Socket.setSoLinger passes Boolean.FALSE for off, an Integer for on
-                    int secs;
-                    if (value instanceof Boolean) {
-                        if ((Boolean) value) {
-                            throw new SocketException("SO_LINGER: on needs a time in seconds");
-                        }
-                        secs = -1;
-                    } else {
-                        secs = intValue(optID, value);
-                        if (secs < 0) {
-                            secs = -1;
-                        }
-                    }
-                    Native.setOption(fd, Native.OPT_SO_LINGER, secs);
-                    lingerSeconds = secs;
-                    break;
-                }
-                case IP_TOS:
-                    trafficClass = intValue(optID, value) & 0xFF;
-                    break;
-                default:
-                    throw new SocketException("rsockets: option " + optName(optID) + " not supported");
+            if (optID == SO_OOBINLINE) { // no SocketOption form; rsockets keeps the flag
+                Native.setOption(fd, Native.OPT_SO_OOBINLINE, bool(optID, value) ? 1 : 0);
+                return;
             }
+            SocketOption<?> name = option(optID);
+            if (!name.type().isInstance(v)) {
+                throw new SocketException(name + ": needs " + name.type().getSimpleName() + ", got " + value);
+            }
+            RsocketSockopts.set(fd, kept, name, v);
+            kept.explicit.add(name);
         } catch (SocketException e) {
             throw e;
         } catch (IOException e) {
@@ -671,32 +525,17 @@ public final class RsocketSocketImpl extends SocketImpl implements TransportChan
         }
         int fd = begin();
         try {
-            switch (optID) {
-                case SO_TIMEOUT:
-                    return timeout;
-                case TCP_NODELAY:
-                    return Native.getOption(fd, Native.OPT_TCP_NODELAY) != 0;
-                case SO_SNDBUF:
-                    return Native.getOption(fd, Native.OPT_SO_SNDBUF);
-                case SO_RCVBUF:
-                    return Native.getOption(fd, Native.OPT_SO_RCVBUF);
-                case SO_KEEPALIVE:
-                    return Native.getOption(fd, Native.OPT_SO_KEEPALIVE) != 0;
-                case SO_REUSEADDR:
-                    return Native.getOption(fd, Native.OPT_SO_REUSEADDR) != 0;
-                case SO_OOBINLINE:
-                    return Native.getOption(fd, Native.OPT_SO_OOBINLINE) != 0;
-                case SO_LINGER: {
-                    int secs = lingerSeconds;
-                    return secs < 0 ? (Object) Boolean.FALSE : (Object) secs;
-                }
-                case SO_BINDADDR:
-                    return bound ? decode(Native.sockname(fd, false)).getAddress() : new InetSocketAddress(0).getAddress();
-                case IP_TOS:
-                    return trafficClass;
-                default:
-                    throw new SocketException("rsockets: option " + optName(optID) + " not supported");
+            if (optID == SO_OOBINLINE) {
+                return Native.getOption(fd, Native.OPT_SO_OOBINLINE) != 0;
             }
+            if (optID == SO_BINDADDR) {
+                return bound ? decode(Native.sockname(fd, false)).getAddress() : new InetSocketAddress(0).getAddress();
+            }
+            Object v = RsocketSockopts.get(fd, kept, option(optID));
+            if (optID == SO_LINGER) {
+                return (Integer) v < 0 ? (Object) Boolean.FALSE : v;
+            }
+            return v;
         } catch (SocketException e) {
             throw e;
         } catch (IOException e) {
@@ -706,169 +545,53 @@ public final class RsocketSocketImpl extends SocketImpl implements TransportChan
         }
     }
 
-    // ---- options: the SocketOption<T> form ----
+    /** The SocketOption of a java.net.SocketOptions id, as the table knows it. */
+    private static SocketOption<?> option(int optID) throws SocketException {
+        switch (optID) {
+            case TCP_NODELAY: return StandardSocketOptions.TCP_NODELAY;
+            case SO_SNDBUF: return StandardSocketOptions.SO_SNDBUF;
+            case SO_RCVBUF: return StandardSocketOptions.SO_RCVBUF;
+            case SO_KEEPALIVE: return StandardSocketOptions.SO_KEEPALIVE;
+            case SO_REUSEADDR: return StandardSocketOptions.SO_REUSEADDR;
+            case SO_LINGER: return StandardSocketOptions.SO_LINGER;
+            case IP_TOS: return StandardSocketOptions.IP_TOS;
+            default: throw new SocketException("rsockets: option 0x" + Integer.toHexString(optID) + " not supported");
+        }
+    }
 
-    // jdk.net's keep-alive options: JDBC drivers (IBM JCC among them) set TCP_KEEPIDLE through Socket.setOption.
-    // rsockets implements the idle time (its keep-alive service thread); interval and count do not apply to an RDMA
-    // reliable connection and are kept only to be read back.
-    private static final Set<SocketOption<?>> CLIENT_OPTIONS = Set.of(StandardSocketOptions.SO_SNDBUF,
-            StandardSocketOptions.SO_RCVBUF, StandardSocketOptions.SO_KEEPALIVE, StandardSocketOptions.SO_LINGER,
-            StandardSocketOptions.SO_REUSEADDR, StandardSocketOptions.TCP_NODELAY, StandardSocketOptions.IP_TOS,
-            ExtendedSocketOptions.TCP_KEEPIDLE, ExtendedSocketOptions.TCP_KEEPINTERVAL,
-            ExtendedSocketOptions.TCP_KEEPCOUNT,
-            RsocketOptions.RDMA_SQSIZE, RsocketOptions.RDMA_RQSIZE, RsocketOptions.RDMA_INLINE,
-            RsocketOptions.BUSY_POLL);
-    private static final Set<SocketOption<?>> SERVER_OPTIONS = Set.of(StandardSocketOptions.SO_RCVBUF,
-            StandardSocketOptions.SO_REUSEADDR, StandardSocketOptions.IP_TOS,
-            RsocketOptions.RDMA_SQSIZE, RsocketOptions.RDMA_RQSIZE, RsocketOptions.RDMA_INLINE,
-            RsocketOptions.BUSY_POLL);
+    private static boolean bool(int optID, Object value) throws SocketException {
+        if (value instanceof Boolean) {
+            return (Boolean) value;
+        }
+        throw new SocketException("option 0x" + Integer.toHexString(optID) + ": needs a Boolean, got " + value);
+    }
 
     @Override
     protected Set<SocketOption<?>> supportedOptions() {
-        return server ? SERVER_OPTIONS : CLIENT_OPTIONS;
+        return server ? RsocketSockopts.SERVER : RsocketSockopts.CLIENT;
     }
 
     @Override
     protected <T> void setOption(SocketOption<T> name, T value) throws IOException {
-        Objects.requireNonNull(name, "name");
-        if (!supportedOptions().contains(name)) {
-            throw new UnsupportedOperationException("'" + name + "' not supported");
-        }
-        if (!name.type().isInstance(value)) {
-            throw new IllegalArgumentException("Invalid value '" + value + "' for " + name);
-        }
-        explicit.add(name);
-        if (name == RsocketOptions.BUSY_POLL) {
-            int v = (Integer) value;
-            if (v < 0) {
-                throw new IllegalArgumentException("Invalid value '" + value + "' for " + name);
-            }
-            int fd = begin(); // fails on a closed socket, as the others do
-            try {
-                busyPollMicros = v;
-            } finally {
-                end();
-            }
-        } else if (name instanceof RsocketOptions.Opt || name == ExtendedSocketOptions.TCP_KEEPIDLE) {
-            int v = (Integer) value;
-            if (name == ExtendedSocketOptions.TCP_KEEPIDLE && v <= 0) {
-                throw new IllegalArgumentException("Invalid value '" + value + "' for " + name);
-            }
-            int fd = begin();
-            try {
-                Native.setOption(fd, name instanceof RsocketOptions.Opt ? ((RsocketOptions.Opt) name).id
-                        : Native.OPT_TCP_KEEPIDLE, v);
-            } finally {
-                end();
-            }
-        } else if (name == ExtendedSocketOptions.TCP_KEEPINTERVAL || name == ExtendedSocketOptions.TCP_KEEPCOUNT) {
-            int v = (Integer) value;
-            if (v <= 0) {
-                throw new IllegalArgumentException("Invalid value '" + value + "' for " + name);
-            }
-            int fd = begin(); // fails on a closed socket, as the others do
-            try {
-                if (name == ExtendedSocketOptions.TCP_KEEPINTERVAL) {
-                    keepInterval = v;
-                } else {
-                    keepCount = v;
-                }
-            } finally {
-                end();
-            }
-        } else if (name == StandardSocketOptions.SO_LINGER) {
-            int secs = (Integer) value;
-            setOption(SocketOptions.SO_LINGER, secs < 0 ? (Object) Boolean.FALSE : (Object) secs);
-        } else {
-            setOption(intId(name), value);
+        RsocketSockopts.check(supportedOptions(), name, value);
+        int fd = begin(); // fails on a closed socket, as the others do
+        try {
+            RsocketSockopts.set(fd, kept, name, value);
+            kept.explicit.add(name);
+        } finally {
+            end();
         }
     }
 
     @Override
     @SuppressWarnings("unchecked")
     protected <T> T getOption(SocketOption<T> name) throws IOException {
-        Objects.requireNonNull(name, "name");
-        if (!supportedOptions().contains(name)) {
-            throw new UnsupportedOperationException("'" + name + "' not supported");
-        }
-        if (name == RsocketOptions.BUSY_POLL) {
-            int fd = begin();
-            try {
-                return (T) Integer.valueOf(busyPollMicros);
-            } finally {
-                end();
-            }
-        }
-        if (name instanceof RsocketOptions.Opt || name == ExtendedSocketOptions.TCP_KEEPIDLE) {
-            int fd = begin();
-            try {
-                return (T) Integer.valueOf(Native.getOption(fd, name instanceof RsocketOptions.Opt
-                        ? ((RsocketOptions.Opt) name).id : Native.OPT_TCP_KEEPIDLE));
-            } finally {
-                end();
-            }
-        }
-        if (name == ExtendedSocketOptions.TCP_KEEPINTERVAL || name == ExtendedSocketOptions.TCP_KEEPCOUNT) {
-            int fd = begin();
-            try {
-                int v = name == ExtendedSocketOptions.TCP_KEEPINTERVAL ? keepInterval : keepCount;
-                return (T) Integer.valueOf(v > 0 ? v : 1); // rsockets answers 1 ("not applicable") for both
-            } finally {
-                end();
-            }
-        }
-        if (name == StandardSocketOptions.SO_LINGER) {
-            Object v = getOption(SocketOptions.SO_LINGER);
-            return (T) (v instanceof Integer ? v : Integer.valueOf(-1));
-        }
-        return (T) getOption(intId(name));
-    }
-
-    private static int intId(SocketOption<?> name) {
-        if (name == StandardSocketOptions.SO_SNDBUF) {
-            return SO_SNDBUF;
-        } else if (name == StandardSocketOptions.SO_RCVBUF) {
-            return SO_RCVBUF;
-        } else if (name == StandardSocketOptions.SO_KEEPALIVE) {
-            return SO_KEEPALIVE;
-        } else if (name == StandardSocketOptions.SO_REUSEADDR) {
-            return SO_REUSEADDR;
-        } else if (name == StandardSocketOptions.TCP_NODELAY) {
-            return TCP_NODELAY;
-        } else if (name == StandardSocketOptions.IP_TOS) {
-            return IP_TOS;
-        }
-        throw new UnsupportedOperationException("'" + name + "' not supported");
-    }
-
-    private static int intValue(int optID, Object value) throws SocketException {
-        if (value instanceof Integer) {
-            return (Integer) value;
-        }
-        throw new SocketException(optName(optID) + ": needs an Integer, got " + value);
-    }
-
-    private static boolean boolValue(int optID, Object value) throws SocketException {
-        if (value instanceof Boolean) {
-            return (Boolean) value;
-        }
-        throw new SocketException(optName(optID) + ": needs a Boolean, got " + value);
-    }
-
-    private static String optName(int optID) {
-        switch (optID) {
-            case SO_TIMEOUT: return "SO_TIMEOUT";
-            case TCP_NODELAY: return "TCP_NODELAY";
-            case SO_SNDBUF: return "SO_SNDBUF";
-            case SO_RCVBUF: return "SO_RCVBUF";
-            case SO_KEEPALIVE: return "SO_KEEPALIVE";
-            case SO_REUSEADDR: return "SO_REUSEADDR";
-            case SO_REUSEPORT: return "SO_REUSEPORT";
-            case SO_OOBINLINE: return "SO_OOBINLINE";
-            case SO_LINGER: return "SO_LINGER";
-            case SO_BINDADDR: return "SO_BINDADDR";
-            case IP_TOS: return "IP_TOS";
-            default: return "0x" + Integer.toHexString(optID);
+        RsocketSockopts.checkSupported(supportedOptions(), name);
+        int fd = begin();
+        try {
+            return (T) RsocketSockopts.get(fd, kept, name);
+        } finally {
+            end();
         }
     }
 
@@ -917,9 +640,8 @@ public final class RsocketSocketImpl extends SocketImpl implements TransportChan
 
     /** The rsocket descriptor, -1 when none (for logs and tests). */
     public int rsocketFd() {
-        synchronized (stateLock) {
-            return rfd;
-        }
+        RsocketHandle hh = handle();
+        return hh == null ? -1 : hh.fd();
     }
 
     @Override

@@ -8,7 +8,8 @@ import java.util.Set;
 import jdk.net.ExtendedSocketOptions;
 
 /**
- * The {@link SocketOption} forms rsocket NIO channels take, mapped to {@link Native#setOption}. IP_TOS and the
+ * The one option table of rsockets, for the java.net SocketImpl (both its forms) and the NIO channels: each
+ * {@link SocketOption} mapped to {@link Native#setOption}, with one set of value checks. IP_TOS and the
  * keep-alive interval/count are kept on the Java side (rsockets accepts and ignores them); SO_LINGER is on/off in
  * rsockets, the seconds are kept here. {@link RsocketOptions#BUSY_POLL} is Java-side too (the waits spin).
  */
@@ -21,7 +22,13 @@ final class RsocketSockopts {
             ExtendedSocketOptions.TCP_KEEPIDLE, ExtendedSocketOptions.TCP_KEEPINTERVAL,
             ExtendedSocketOptions.TCP_KEEPCOUNT, RsocketOptions.RDMA_SQSIZE, RsocketOptions.RDMA_RQSIZE,
             RsocketOptions.RDMA_INLINE, RsocketOptions.BUSY_POLL);
+    /** A listener's options, as the JDK's ServerSocket has them (no SO_SNDBUF) plus rsockets' own. */
     static final Set<SocketOption<?>> SERVER = Set.of(StandardSocketOptions.SO_RCVBUF,
+            StandardSocketOptions.SO_REUSEADDR, StandardSocketOptions.IP_TOS,
+            RsocketOptions.RDMA_SQSIZE, RsocketOptions.RDMA_RQSIZE, RsocketOptions.RDMA_INLINE,
+            RsocketOptions.BUSY_POLL);
+    /** What the tunables (global, per rule) set on a listener: SO_SNDBUF too, which its accepted rsockets inherit. */
+    static final Set<SocketOption<?>> SERVER_TUNABLES = Set.of(StandardSocketOptions.SO_RCVBUF,
             StandardSocketOptions.SO_SNDBUF, StandardSocketOptions.SO_REUSEADDR, StandardSocketOptions.IP_TOS,
             RsocketOptions.RDMA_SQSIZE, RsocketOptions.RDMA_RQSIZE, RsocketOptions.RDMA_INLINE,
             RsocketOptions.BUSY_POLL);
@@ -46,6 +53,14 @@ final class RsocketSockopts {
         checkSupported(supported, name);
         if (!name.type().isInstance(value)) {
             throw new IllegalArgumentException("Invalid value '" + value + "' for " + name);
+        }
+    }
+
+    /** A tunable (global or per rule) on fd: applied when in the table and not set by the application itself. */
+    static void setTunable(int fd, Kept kept, Set<SocketOption<?>> table, SocketOption<Integer> name, Integer value)
+            throws IOException {
+        if (table.contains(name) && !kept.explicit.contains(name)) {
+            set(fd, kept, name, value);
         }
     }
 

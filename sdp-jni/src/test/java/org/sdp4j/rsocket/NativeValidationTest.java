@@ -67,10 +67,10 @@ class NativeValidationTest {
             assertTrue(x.getMessage().contains("a wakeup descriptor"), x.getMessage());
             assertThrows(SocketException.class, () -> Native.close(ev));
             int[] fds = {-1};
-            assertEquals(0, Native.pollMany(fds, new short[] {Native.POLLIN}, new short[1], 1, ev, 0));
+            assertEquals(0, Native.pollMany(fds, new short[] {Native.POLLIN}, new short[1], 1, ev, 0, true));
             Native.signal(ev);
             long t = System.nanoTime();
-            assertEquals(0, Native.pollMany(fds, new short[] {Native.POLLIN}, new short[1], 1, ev, 10_000));
+            assertEquals(0, Native.pollMany(fds, new short[] {Native.POLLIN}, new short[1], 1, ev, 10_000, true));
             assertTrue(System.nanoTime() - t < 5_000_000_000L, "wakeup should return at once");
         } finally {
             Native.closeEvent(ev);
@@ -84,12 +84,12 @@ class NativeValidationTest {
         int[] fds = new int[2];
         short[] ev = new short[2];
         short[] rev = new short[1];
-        assertThrows(NullPointerException.class, () -> Native.pollMany(null, ev, rev, 0, -1, 0));
-        assertThrows(NullPointerException.class, () -> Native.pollMany(fds, null, rev, 0, -1, 0));
-        assertThrows(NullPointerException.class, () -> Native.pollMany(fds, ev, null, 0, -1, 0));
-        assertThrows(ArrayIndexOutOfBoundsException.class, () -> Native.pollMany(fds, ev, rev, 2, -1, 0));
-        assertThrows(ArrayIndexOutOfBoundsException.class, () -> Native.pollMany(fds, ev, rev, -1, -1, 0));
-        badFd(() -> Native.pollMany(fds, ev, rev, 1, 12345, 0));
+        assertThrows(NullPointerException.class, () -> Native.pollMany(null, ev, rev, 0, -1, 0, true));
+        assertThrows(NullPointerException.class, () -> Native.pollMany(fds, null, rev, 0, -1, 0, true));
+        assertThrows(NullPointerException.class, () -> Native.pollMany(fds, ev, null, 0, -1, 0, true));
+        assertThrows(ArrayIndexOutOfBoundsException.class, () -> Native.pollMany(fds, ev, rev, 2, -1, 0, true));
+        assertThrows(ArrayIndexOutOfBoundsException.class, () -> Native.pollMany(fds, ev, rev, -1, -1, 0, true));
+        badFd(() -> Native.pollMany(fds, ev, rev, 1, 12345, 0, true));
     }
 
     /** Argument checks behind a live descriptor: needs a socket, so the TCP shim (there is no device here). */

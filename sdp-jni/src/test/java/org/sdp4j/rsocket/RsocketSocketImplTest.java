@@ -398,6 +398,22 @@ class RsocketSocketImplTest {
         }
     }
 
+    /** As with TCP: shutdownInput from another thread ends a read that is already waiting (-1), the socket stays open. */
+    @Test
+    void shutdownInputWakesABlockedReader() throws Exception {
+        try (Pair p = Pair.open()) {
+            InputStream in = p.server.getInputStream();
+            java.util.concurrent.Future<Integer> r = Tests.EXEC.submit(() -> in.read());
+            Thread.sleep(300); // the reader is waiting in rpoll by now
+            assertFalse(r.isDone());
+            p.server.shutdownInput();
+            assertEquals(-1, r.get(10, TimeUnit.SECONDS));
+            assertFalse(p.server.isClosed());
+            p.server.getOutputStream().write(7); // the other direction still works
+            assertEquals(7, p.client.getInputStream().read());
+        }
+    }
+
     // ---- available ----
 
     @Test

@@ -1,0 +1,245 @@
+/* librdmacm's service threads, and the slots sdp4j lets rsockets take in them.
+ *
+ * librdmacm before rdma-core v53 (fixed by commit 24061f015 "rsockets: Fix for cm_svc_run thread"; Debian
+ * bookworm ships 44) corrupts memory when the set of a connection-manager service thread grows while the thread
+ * runs. cm_svc_run() keeps the pointer to the pollfd array it found when it started; rs_svc_add_rs() grows the set
+ * in steps of 4 (rs_svc_grow_sets: calloc, copy, free the old one), so when the 4th rsocket joins, the thread goes
+ * on polling the freed array: poll(2) writes revents into freed heap (malloc's chunk headers: a SIGSEGV in libc
+ * later), reads stale descriptors (a spin on POLLNVAL), never watches the new members, and once malloc reuses the
+ * block it stops watching its own control socket, so the next rs_notify_svc() blocks for ever in read_all() with
+ * svc_mut held, and with it every raccept, non-blocking rconnect and rclose of the process.
+ * Who joins: every accepted rsocket (raccept) and every non-blocking rconnect that returns EINPROGRESS join
+ * connect_svc for their whole life (they leave in rclose); every listener joins listen_svc.
+ *
+ * Workaround: a set grows safely only when its thread starts: the thread exits when the set empties, and each
+ * start grows the set by 4 (svc->size is never reset) and takes a fresh pointer. So before the first rsocket
+ * joins, sdp4j cycles each thread N times (join with a throw-away rsocket, leave with rclose: the set is empty,
+ * the thread exits): the next start then finds 4N + 4 slots. sdp4j counts one slot per rsocket that may be a
+ * member (connecting, connected or accepted; listening) and refuses one more than the cycles made room for, with
+ * an error that names the limit and the property that raises it: never a grow under a running thread. */
+#include <dlfcn.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <netinet/in.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "sdp4j.h"
+
+#define FIXED_IN 53 /* the rdma-core release with 24061f015 */
+
+struct svc {
+	const char *what, *property;
+	int used;   /* slots held by sdp4j's rsockets */
+	int cap;    /* slots that never grow a running thread's set */
+	int target; /* what the cycles aim for (Native.serviceSlots) */
+	int cycled; /* cycles done */
+};
+
+static pthread_mutex_t svc_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct svc svcs[] = {
+	[SDP4J_SVC_CONNECT] = { "connection", "sdp4j.rsocket.maxConnections", 0, 3, 1024, 0 },
+	[SDP4J_SVC_LISTEN] = { "listener", "sdp4j.rsocket.maxListeners", 0, 3, 64, 0 },
+};
+static int affected = -1;
+static unsigned char slot_of[SDP4J_FD_MAX]; /* 1 + kind of the slot an fd holds, 0 none */
+
+/* From the file name rdma-core gives the library (librdmacm.so.1.3.44.0: version 44). A library that is not
+ * librdmacm (a test stand-in named with -Dsdp4j.rdmacm.lib) has no service threads to guard; a librdmacm whose
+ * name carries no version is taken to be affected. */
+static int is_affected(void)
+{
+	Dl_info info;
+	char path[PATH_MAX];
+	const char *base;
+	unsigned long v;
+	char *end;
+
+	if (!dladdr((void *)R.rsocket, &info) || !info.dli_fname || !realpath(info.dli_fname, path))
+		return 1;
+	base = strrchr(path, '/');
+	base = base ? base + 1 : path;
+	if (strncmp(base, "librdmacm.so", 12))
+		return 0;
+	if (strncmp(base, "librdmacm.so.1.3.", 17))
+		return 1;
+	v = strtoul(base + 17, &end, 10);
+	return end == base + 17 || v < FIXED_IN;
+}
+
+/* Why the last cycle did not join, for the limit's error message. */
+static char why[160];
+
+/* One start and exit of connect_svc's thread: a non-blocking rconnect to port 9 of dst joins it (EINPROGRESS: the
+ * address resolution is still running), the rclose right after leaves it before anything is sent (at most an ARP
+ * request; were a connection request sent, port 9 would refuse it). 1 when the rsocket joined. */
+static int cycle_connect(const struct sockaddr *dst, socklen_t len)
+{
+	struct sockaddr_storage ss;
+	char host[96];
+	int fd, ret, err;
+
+	memcpy(&ss, dst, len);
+	if (ss.ss_family == AF_INET6)
+		((struct sockaddr_in6 *)&ss)->sin6_port = htons(9);
+	else
+		((struct sockaddr_in *)&ss)->sin_port = htons(9);
+	fd = R.rsocket(ss.ss_family, SOCK_STREAM, 0);
+	if (fd < 0) {
+		snprintf(why, sizeof why, "rsocket: %s", strerror(errno));
+		return 0;
+	}
+	ret = R.rfcntl(fd, F_SETFL, O_NONBLOCK) ? 0 : R.rconnect(fd, (struct sockaddr *)&ss, len);
+	err = errno;
+	R.rclose(fd);
+	if (ret == -1 && err == EINPROGRESS)
+		return 1;
+	sdp4j_format_addr((struct sockaddr *)&ss, host, sizeof host);
+	snprintf(why, sizeof why, "rconnect %s returned %d: %s", host, ret, ret ? strerror(err) : "connected at once");
+	errno = ret ? err : 0;
+	return 0;
+}
+
+/* The same for listen_svc: rlisten on 127.0.0.1, any port. */
+static int cycle_listen(void)
+{
+	struct sockaddr_in sin;
+	int fd, ret;
+
+	fd = R.rsocket(AF_INET, SOCK_STREAM, 0);
+	if (fd < 0)
+		return 0;
+	memset(&sin, 0, sizeof sin);
+	sin.sin_family = AF_INET;
+	sin.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	ret = R.rbind(fd, (struct sockaddr *)&sin, sizeof sin) || R.rlisten(fd, 1);
+	if (ret)
+		snprintf(why, sizeof why, "rbind/rlisten 127.0.0.1: %s", strerror(errno));
+	R.rclose(fd);
+	return !ret;
+}
+
+/* Under svc_lock, only while no sdp4j rsocket is a member: cycles until cap reaches the target. Bounded: a cycle
+ * does not join when the connect attempt ended at once (under load, the refusal from port 9 can come back within
+ * rconnect: the VM stopped at 855 of 2016 slots after 16 such misses in a row), so it stops after 64 misses in a row
+ * or three times the cycles needed; cap then stays as it is. */
+static void cycle(int kind, const struct sockaddr *dst, socklen_t len)
+{
+	struct svc *s = &svcs[kind];
+	struct sockaddr_in lo;
+	int misses = 0, loops = 0, budget = 3 * (s->target - s->cap) / 4 + 32, no_loopback = 0;
+
+	memset(&lo, 0, sizeof lo);
+	lo.sin_family = AF_INET;
+	lo.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	while (s->cap < s->target && misses < 64 && loops++ < budget) {
+		/* 127.0.0.1 (no traffic at all) until it fails at once with ENODEV (some processes resolve loopback to no
+		 * RDMA device), then the caller's destination; after any other miss, the other of the two once */
+		int far = dst && (no_loopback || (misses && loops % 2));
+		int joined = kind == SDP4J_SVC_LISTEN ? cycle_listen() :
+			     cycle_connect(far ? dst : (struct sockaddr *)&lo, far ? len : sizeof lo);
+
+		if (!joined && !far && kind == SDP4J_SVC_CONNECT && errno == ENODEV)
+			no_loopback = 1;
+		if (joined) {
+			s->cycled++;
+			s->cap = 4 * s->cycled + 3;
+			misses = 0;
+		} else {
+			misses++;
+		}
+	}
+}
+
+int sdp4j_svc_reserve(JNIEnv *env, int kind, const char *call, const struct sockaddr *dst, socklen_t len)
+{
+	struct svc *s = &svcs[kind];
+	int ok;
+
+	pthread_mutex_lock(&svc_lock);
+	if (affected < 0)
+		affected = is_affected();
+	if (!affected) {
+		pthread_mutex_unlock(&svc_lock);
+		return 0;
+	}
+	if (s->used == 0 && s->cap < s->target)
+		cycle(kind, dst, len);
+	ok = s->used < s->cap;
+	if (ok)
+		s->used++;
+	pthread_mutex_unlock(&svc_lock);
+	if (!ok)
+		sdp4j_throw(env, SDP4J_SOCKX,
+			    "%s: rsocket %s limit %d reached: librdmacm before rdma-core %d corrupts memory when its "
+			    "service thread's set grows while it runs, so sdp4j sizes it before the first %s "
+			    "(raise -D%s=N, %d now)%s%s", call, s->what, s->cap, FIXED_IN, s->what, s->property, s->target,
+			    s->cap < s->target && why[0] ? "; sizing stopped: " : "", s->cap < s->target ? why : "");
+	return ok ? 0 : -1;
+}
+
+void sdp4j_svc_release(int kind)
+{
+	if (kind < 0)
+		return;
+	pthread_mutex_lock(&svc_lock);
+	if (affected > 0 && svcs[kind].used > 0)
+		svcs[kind].used--;
+	pthread_mutex_unlock(&svc_lock);
+}
+
+void sdp4j_svc_hold(int fd, int kind)
+{
+	if (fd >= 0 && fd < SDP4J_FD_MAX)
+		__atomic_store_n(&slot_of[fd], (unsigned char)(kind + 1), __ATOMIC_RELEASE);
+}
+
+int sdp4j_svc_take(int fd)
+{
+	if (fd < 0 || fd >= SDP4J_FD_MAX)
+		return -1;
+	return (int)__atomic_exchange_n(&slot_of[fd], 0, __ATOMIC_ACQ_REL) - 1;
+}
+
+#define JFN(name) JNICALL Java_org_sdp4j_rsocket_Native_##name
+
+/* Native.serviceSlots: how many connections and listeners the cycles make room for; takes effect when no sdp4j
+ * rsocket is a member (at the latest before the first connection). */
+JNIEXPORT void JFN(serviceSlots)(JNIEnv *env, jclass cls, jint connections, jint listeners)
+{
+	(void)cls;
+	if (connections < 1 || connections > SDP4J_FD_MAX || listeners < 1 || listeners > SDP4J_FD_MAX) {
+		sdp4j_throw(env, SDP4J_IAE, "serviceSlots: connections %d and listeners %d must be in 1..%d",
+			    (int)connections, (int)listeners, SDP4J_FD_MAX);
+		return;
+	}
+	pthread_mutex_lock(&svc_lock);
+	svcs[SDP4J_SVC_CONNECT].target = connections;
+	svcs[SDP4J_SVC_LISTEN].target = listeners;
+	pthread_mutex_unlock(&svc_lock);
+}
+
+/* Native.serviceState: [affected (0/1, -1 unknown yet), connection slots used, cap, listener slots used, cap],
+ * for tests and error reports. */
+JNIEXPORT jintArray JFN(serviceState)(JNIEnv *env, jclass cls)
+{
+	jint v[5];
+	jintArray a;
+
+	(void)cls;
+	pthread_mutex_lock(&svc_lock);
+	v[0] = affected;
+	v[1] = svcs[SDP4J_SVC_CONNECT].used;
+	v[2] = svcs[SDP4J_SVC_CONNECT].cap;
+	v[3] = svcs[SDP4J_SVC_LISTEN].used;
+	v[4] = svcs[SDP4J_SVC_LISTEN].cap;
+	pthread_mutex_unlock(&svc_lock);
+	a = (*env)->NewIntArray(env, 5);
+	if (a)
+		(*env)->SetIntArrayRegion(env, a, 0, 5, v);
+	return a;
+}

@@ -1,0 +1,301 @@
+package org.sdp4j.rsocket;
+
+import java.io.IOException;
+import java.net.SocketTimeoutException;
+import java.util.ArrayList;
+import java.util.List;
+
+import org.sdp4j.transport.Deadline;
+import org.sdp4j.transport.Poller;
+
+/**
+ * One rsocket and its wakeup eventfd, shared by the java.net {@link RsocketSocketImpl} and the NIO channels:
+ * operations count themselves in ({@link #enter}) and out ({@link #exit}); {@link #close} marks the handle closing
+ * and wakes every waiter (the eventfd, and the selectors polling the rsocket); whoever leaves last rcloses, so
+ * librdmacm never sees a descriptor freed under a running call (rpoll included).
+ *
+ * <p>Waiting ({@link #await}): busy-poll first when asked (on a virtual thread for at most
+ * {@link RsocketParker#VIRTUAL_SPIN_MAX_MICROS}), then rpoll on the rsocket and the eventfd on a platform thread,
+ * or park on a virtual thread ({@link RsocketParker}). A local shutdownInput gives no rsocket event, so a reader
+ * that waits says so ({@link #readerWaiting}) and {@link #wakeReader} signals the eventfd, which the reader drains.
+ */
+final class RsocketHandle {
+    /** {@link #accept} and {@link #awaitConnect} results: woken by a close; a virtual thread was interrupted. */
+    static final int CLOSED = -1, INTERRUPTED = -2;
+    /** How long one wait of accept watches the listener before re-checking (ms). */
+    private static final int ACCEPT_SLICE_MS = 100;
+    /** After a connection request: retries of raccept at 1, 2, 4 .. 32 ms, then 32 ms, up to this many. */
+    private static final int ACCEPT_BACKOFF_STEPS = 14;
+    private static final int ACCEPT_BACKOFF_MAX_MS = 32;
+
+    private final Object lock = new Object();
+    // guarded by lock
+    private int rfd, efd, useCount;
+    private boolean readerWaiting;
+    private final List<Poller> pollers = new ArrayList<>(1);
+    private volatile boolean closing; // volatile: read without the lock by the busy-poll loop
+
+    private RsocketHandle(int rfd, int efd) {
+        this.rfd = rfd;
+        this.efd = efd;
+    }
+
+    /** A new rsocket (non-blocking) with its eventfd. */
+    static RsocketHandle open() throws IOException {
+        Rsocket.ensureAvailability();
+        int ev = Native.eventfd();
+        try {
+            return new RsocketHandle(Native.socket(false), ev);
+        } catch (IOException | RuntimeException e) {
+            Native.closeEvent(ev);
+            throw e;
+        }
+    }
+
+    /** An accepted rsocket; if this throws, nfd is still the caller's to close. */
+    static RsocketHandle accepted(int nfd) throws IOException {
+        return new RsocketHandle(nfd, Native.eventfd());
+    }
+
+    /** An accepted rsocket nobody will own (taking it over failed with e, which the caller throws): closed. */
+    static void discard(int nfd, Exception e) {
+        try {
+            Native.close(nfd);
+        } catch (IOException suppressed) {
+            e.addSuppressed(suppressed);
+        }
+    }
+
+    /** Counts an operation in: the rsocket, or -1 when closing (the caller throws its kind of "closed"). */
+    int enter() {
+        synchronized (lock) {
+            if (closing) {
+                return -1;
+            }
+            useCount++;
+            return rfd;
+        }
+    }
+
+    /** Counts an operation out; the last one out after a close releases the rsocket and the eventfd. */
+    void exit() {
+        int fd = -1, ev = -1;
+        synchronized (lock) {
+            if (--useCount == 0 && closing) {
+                fd = rfd;
+                ev = efd;
+                rfd = efd = -1;
+            }
+        }
+        Native.closeQuietly(fd, ev);
+    }
+
+    boolean isClosing() {
+        return closing;
+    }
+
+    /** The rsocket (for a selector's set: only between pollBegin and pollEnd is it guaranteed open). */
+    int fd() {
+        synchronized (lock) {
+            return rfd;
+        }
+    }
+
+    int wakeFd() {
+        synchronized (lock) {
+            return efd;
+        }
+    }
+
+    /** A selector starts polling the rsocket: counted in as an operation; -1 when closing. */
+    int pollBegin(Poller poller) {
+        synchronized (lock) {
+            if (closing) {
+                return -1;
+            }
+            useCount++;
+            pollers.add(poller);
+            return rfd;
+        }
+    }
+
+    void pollEnd(Poller poller) {
+        synchronized (lock) {
+            pollers.remove(poller);
+        }
+        exit();
+    }
+
+    /** Closes now, or marks closing and wakes every user (the last one out closes). False when already closing. */
+    boolean close() throws IOException {
+        int fd, ev;
+        synchronized (lock) {
+            if (closing) {
+                return false;
+            }
+            closing = true;
+            if (useCount > 0) {
+                Native.signal(efd); // blocked operations wake and leave
+                for (Poller p : pollers) {
+                    p.wakeup(); // a selector polling this rsocket returns, then pollEnd counts it out
+                }
+                return true;
+            }
+            fd = rfd;
+            ev = efd;
+            rfd = efd = -1;
+        }
+        try {
+            if (fd >= 0) {
+                Native.close(fd);
+            }
+        } finally {
+            Native.closeEvent(ev);
+        }
+        return true;
+    }
+
+    /**
+     * After a channel's wait saw its virtual thread interrupted: Thread.interrupt sets the flag first, then closes
+     * the channel (AbstractInterruptibleChannel's interruptor); let that finish (briefly) so end() reports
+     * ClosedByInterruptException.
+     */
+    void awaitCloseByInterrupt() {
+        for (int i = 0; i < 100_000 && !closing; i++) {
+            Thread.yield();
+        }
+    }
+
+    void readerWaiting(boolean waiting) {
+        synchronized (lock) {
+            readerWaiting = waiting;
+        }
+    }
+
+    /** After a local SHUT_RD (no rsocket event for it): wakes a reader waiting on this handle. */
+    void wakeReader() throws IOException {
+        synchronized (lock) {
+            if (readerWaiting && !closing) {
+                Native.signal(efd);
+            }
+        }
+    }
+
+    /** Empties the eventfd after wakeReader's signal (never after a close: closing stays signalled). */
+    void drainWakeup() throws IOException {
+        int ev = wakeFd();
+        if (ev >= 0 && !closing) {
+            Native.pollMany(new int[0], new short[0], new short[0], 0, ev, 0, true);
+        }
+    }
+
+    /**
+     * Waits for events on fd (this handle's rsocket, counted in) or the eventfd: revents | {@link Native#WOKEN},
+     * 0 on timeout (ms, -1 none), | {@link RsocketParker#INTERRUPTED} when a virtual thread was interrupted.
+     * busyPollMicros: spin on the rsocket alone first (rpoll(0) without the eventfd: no system call; a close is
+     * seen through the flag).
+     */
+    int await(int fd, int events, int timeoutMillis, int busyPollMicros) throws IOException {
+        boolean virtual = RsocketParker.onVirtualThread();
+        int spin = virtual ? Math.min(busyPollMicros, RsocketParker.VIRTUAL_SPIN_MAX_MICROS) : busyPollMicros;
+        if (spin > 0 && timeoutMillis != 0) {
+            long end = System.nanoTime() + spin * 1000L;
+            do {
+                int r = Native.poll(fd, events, -1, 0);
+                if (r != 0) {
+                    return r;
+                }
+                if (closing) {
+                    return Native.WOKEN; // what the eventfd would say
+                }
+                Thread.onSpinWait();
+            } while (System.nanoTime() - end < 0);
+        }
+        return virtual ? RsocketParker.await(fd, events, wakeFd(), timeoutMillis)
+                : Native.poll(fd, events, wakeFd(), timeoutMillis);
+    }
+
+    /**
+     * {@link #await} for POLLIN as a reader that {@link #wakeReader} can wake: that wake-up is drained and reported
+     * as 0 (the caller re-checks its input-shutdown flag); {@link Native#WOKEN} then means closing (or interrupted).
+     */
+    int awaitReadable(int fd, int timeoutMillis, int busyPollMicros) throws IOException {
+        readerWaiting(true);
+        int r;
+        try {
+            r = await(fd, Native.POLLIN, timeoutMillis, busyPollMicros);
+        } finally {
+            readerWaiting(false);
+        }
+        if ((r & Native.WOKEN) != 0 && (r & RsocketParker.INTERRUPTED) == 0 && !closing) {
+            drainWakeup(); // shutdownInput's signal
+            r &= ~Native.WOKEN;
+        }
+        return r;
+    }
+
+    /**
+     * Waits for the pending rconnect of fd (counted in) and finishes it (Native.finishConnect throws how it failed):
+     * 0 when connected, {@link #CLOSED} or {@link #INTERRUPTED}; SocketTimeoutException(timeoutMessage) once the
+     * deadline passed.
+     */
+    int awaitConnect(int fd, Deadline deadline, byte[] addr, int scope, int port, String timeoutMessage,
+            int busyPollMicros) throws IOException {
+        for (;;) {
+            int wait = deadline.pollMillis();
+            if (wait == 0) {
+                throw new SocketTimeoutException(timeoutMessage);
+            }
+            int r = await(fd, Native.POLLOUT, wait, busyPollMicros);
+            if ((r & RsocketParker.INTERRUPTED) != 0) {
+                return INTERRUPTED;
+            }
+            if ((r & Native.WOKEN) != 0 && closing) {
+                return CLOSED;
+            }
+            r &= ~Native.WOKEN; // a shutdownInput's signal meant for a reader
+            if (r != 0) {
+                Native.finishConnect(fd, r, addr, scope, port);
+                return 0;
+            }
+        }
+    }
+
+    /**
+     * raccept on fd (this handle's listener, counted in) until a connection arrives or the deadline passes
+     * (SocketTimeoutException "Accept timed out"): the new rsocket, {@link #CLOSED} or
+     * {@link #INTERRUPTED}. The wait watches the listener's rdma_cm channel (a request is seen at once, see
+     * Native.pollListener) in slices that bound the rare request taken by librdmacm's service thread before the
+     * wait began, then retries raccept with a short backoff until librdmacm has queued the connection. A virtual
+     * thread parks (RsocketParker; its rpoll of a listener watches the channel and settles the same way).
+     */
+    int accept(int fd, Deadline deadline) throws IOException {
+        int nfd, pending = 0; // > 0: a connection request was seen; backing off until librdmacm has queued it
+        boolean virtual = RsocketParker.onVirtualThread();
+        while ((nfd = Native.accept(fd)) == Native.UNAVAILABLE) {
+            int wait = deadline.pollMillis();
+            if (wait == 0) {
+                throw new SocketTimeoutException("Accept timed out");
+            }
+            int slice = pending > 0 ? Math.min(1 << (pending - 1), ACCEPT_BACKOFF_MAX_MS) : ACCEPT_SLICE_MS;
+            if (wait > 0) {
+                slice = Math.min(slice, wait);
+            }
+            // backing off, only a close may end the wait early (a parked waiter without the listener: fd -1)
+            int r = virtual ? RsocketParker.await(pending == 0 ? fd : -1, Native.POLLIN, wakeFd(), slice)
+                    : Native.pollListener(fd, wakeFd(), slice, pending == 0);
+            if ((r & RsocketParker.INTERRUPTED) != 0) {
+                return INTERRUPTED;
+            }
+            if ((r & Native.WOKEN) != 0) {
+                return CLOSED;
+            }
+            if ((r & Native.POLLIN) != 0) {
+                pending = 1;
+            } else if (pending > 0) {
+                pending = pending < ACCEPT_BACKOFF_STEPS ? pending + 1 : 0;
+            }
+        }
+        return nfd;
+    }
+}

@@ -1,0 +1,275 @@
+package org.sdp4j.rsocket;
+
+import java.io.IOException;
+import java.lang.invoke.MethodHandle;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.MethodType;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.locks.LockSupport;
+
+import org.sdp4j.log.SdpLog;
+import org.sdp4j.transport.Deadline;
+import org.sdp4j.transport.Props;
+
+/**
+ * Waits of virtual threads on rsockets: the virtual thread parks (its carrier is free) while one of a small, fixed
+ * number of platform poller threads rpolls every parked waiter's descriptors and unparks the ones that are ready.
+ * Platform threads do not come here: they keep waiting in rpoll themselves (no hand-off).
+ *
+ * <p>A waiter is in its poller's set until the poller has let it go: a timeout or an interrupt asks the poller to
+ * drop it and waits for that, so a descriptor never leaves a wait (and can never be rclose'd by its last user)
+ * while a poller's rpoll still holds it; librdmacm would use freed state.
+ */
+final class RsocketParker {
+    /** In a result: the waiting thread was interrupted (a virtual thread: the caller closes, as the JDK does). */
+    static final int INTERRUPTED = 0x20000;
+    /** The most a busy-poll may spin on a virtual thread's carrier before it parks (µs). */
+    static final int VIRTUAL_SPIN_MAX_MICROS = 20;
+
+    private static final MethodHandle IS_VIRTUAL = isVirtualHandle();
+    private static final int POLLERS = (int) Props.longProperty("sdp4j.rsocket.pollerThreads", 1, 1, 16);
+    private static volatile Poller[] pollers;
+
+    private RsocketParker() {
+    }
+
+    /**
+     * Loads and initializes this class, its nested classes and Deadline, from NativeLibrary's one-time init: a
+     * virtual thread that first meets them in a wait would load them there, and one that waits for another
+     * thread's loading of the same class parks pinned (a jdk.VirtualThreadPinned event in the VM's JFR check).
+     */
+    static void preload() {
+        try {
+            for (String n : new String[] {"RsocketParker$Waiter", "RsocketParker$Poller"}) {
+                Class.forName("org.sdp4j.rsocket." + n, true, RsocketParker.class.getClassLoader());
+            }
+        } catch (ClassNotFoundException e) {
+            throw new IllegalStateException(e);
+        }
+        Deadline.afterNanos(1).remainingNanos();
+    }
+
+    /** True on a virtual thread (JDK 21+); false on JDK 17 and on platform threads. */
+    static boolean onVirtualThread() {
+        if (IS_VIRTUAL == null) {
+            return false;
+        }
+        try {
+            return (boolean) IS_VIRTUAL.invokeExact(Thread.currentThread());
+        } catch (Throwable e) {
+            return false;
+        }
+    }
+
+    private static MethodHandle isVirtualHandle() {
+        try {
+            return MethodHandles.publicLookup().findVirtual(Thread.class, "isVirtual",
+                    MethodType.methodType(boolean.class));
+        } catch (ReflectiveOperationException e) {
+            return null; // JDK 17: no virtual threads
+        }
+    }
+
+    /**
+     * As {@link Native#poll}: waits up to timeoutMillis (-1: no limit) for events on fd or for wakeFd (-1: none);
+     * returns revents | {@link Native#WOKEN}, 0 on timeout, | {@link #INTERRUPTED} when the thread was interrupted.
+     */
+    static int await(int fd, int events, int wakeFd, int timeoutMillis) throws IOException {
+        int[] fds = { fd };
+        short[] ev = { (short) events };
+        short[] rev = new short[1];
+        int r = awaitMany(fds, ev, rev, 1, wakeFd, timeoutMillis);
+        return r < 0 ? 0 : (r & (Native.WOKEN | INTERRUPTED)) | (rev[0] & 0xffff);
+    }
+
+    /**
+     * As {@link Native#pollMany} (whose wakeFd is drained when it fired; here the caller drains it): revents of
+     * fds[0..n) filled in; returns the number of fds with events, | {@link Native#WOKEN} when wakeFd fired,
+     * | {@link #INTERRUPTED}; 0 on timeout.
+     */
+    static int awaitMany(int[] fds, short[] events, short[] revents, int n, int wakeFd, int timeoutMillis)
+            throws IOException {
+        if (Thread.currentThread().isInterrupted()) {
+            return INTERRUPTED | Native.WOKEN;
+        }
+        Waiter w = new Waiter(fds, events, revents, n, wakeFd, Thread.currentThread());
+        Poller p = poller(fds.length > 0 ? fds[0] : wakeFd);
+        p.add(w);
+        Deadline deadline = timeoutMillis < 0 ? Deadline.NONE : Deadline.afterNanos(timeoutMillis * 1_000_000L);
+        boolean interrupted = false;
+        while (!w.done) {
+            if (Thread.currentThread().isInterrupted()) {
+                interrupted = true;
+                break;
+            }
+            if (deadline.isNone()) {
+                LockSupport.park(w);
+            } else {
+                long left = deadline.remainingNanos();
+                if (left == 0) {
+                    break;
+                }
+                LockSupport.parkNanos(w, left);
+            }
+        }
+        if (!w.done) {
+            p.cancel(w); // returns once the poller no longer holds the descriptors
+        }
+        if (w.failure != null) {
+            throw new IOException("rsocket poller: " + w.failure, w.failure);
+        }
+        return w.result | (interrupted ? INTERRUPTED | Native.WOKEN : 0);
+    }
+
+    private static Poller poller(int key) throws IOException {
+        Poller[] ps = pollers;
+        if (ps == null) {
+            synchronized (RsocketParker.class) {
+                ps = pollers;
+                if (ps == null) {
+                    ps = new Poller[POLLERS];
+                    for (int i = 0; i < ps.length; i++) {
+                        ps[i] = new Poller(i);
+                    }
+                    pollers = ps;
+                }
+            }
+        }
+        return ps[Math.floorMod(key, ps.length)];
+    }
+
+    private static final class Waiter {
+        final int[] fds;
+        final short[] events, revents;
+        final int n, wakeFd;
+        final Thread thread;
+        volatile boolean done, cancelled;
+        int result; // written before done
+        Throwable failure;
+
+        Waiter(int[] fds, short[] events, short[] revents, int n, int wakeFd, Thread thread) {
+            this.fds = fds;
+            this.events = events;
+            this.revents = revents;
+            this.n = n;
+            this.wakeFd = wakeFd;
+            this.thread = thread;
+        }
+    }
+
+    /** One platform thread: rpoll over the descriptors of its waiters plus its own eventfd (new waiters, cancels). */
+    private static final class Poller implements Runnable {
+        private final ConcurrentLinkedQueue<Waiter> incoming = new ConcurrentLinkedQueue<>();
+        private final int efd;
+        private final List<Waiter> active = new ArrayList<>();
+        private int[] fds = new int[64];
+        private short[] ev = new short[64], rev = new short[64];
+
+        Poller(int index) throws IOException {
+            Rsocket.ensureAvailability();
+            efd = Native.eventfd(); // lives as long as the process, as the thread does
+            Thread t = new Thread(this, "sdp4j-rsocket-poller-" + index);
+            t.setDaemon(true);
+            t.start();
+        }
+
+        void add(Waiter w) throws IOException {
+            incoming.add(w);
+            Native.signal(efd);
+        }
+
+        /** Asks the poller to let w go and waits until it has (briefly: the poller wakes on its eventfd). */
+        void cancel(Waiter w) {
+            w.cancelled = true;
+            boolean interrupted = Thread.interrupted(); // park would not wait with the flag set
+            try {
+                Native.signal(efd);
+            } catch (IOException e) {
+                // the eventfd lives for ever; cannot happen
+            }
+            while (!w.done) {
+                LockSupport.parkNanos(w, 1_000_000L);
+            }
+            if (interrupted) {
+                Thread.currentThread().interrupt();
+            }
+        }
+
+        @Override
+        public void run() {
+            for (;;) {
+                try {
+                    pollOnce();
+                } catch (Throwable e) {
+                    SdpLog.log(SdpLog.ERROR, "sdp4j rsocket poller: " + e);
+                    for (Waiter w : active) {
+                        w.failure = e;
+                        finish(w, 0);
+                    }
+                    active.clear();
+                }
+            }
+        }
+
+        private void finish(Waiter w, int result) {
+            w.result = result;
+            w.done = true;
+            LockSupport.unpark(w.thread);
+        }
+
+        private void pollOnce() throws IOException {
+            for (Waiter w; (w = incoming.poll()) != null;) {
+                active.add(w);
+            }
+            int k = 0;
+            for (int i = 0; i < active.size(); i++) {
+                Waiter w = active.get(i);
+                if (w.cancelled) {
+                    finish(w, 0);
+                    continue;
+                }
+                active.set(k++, w);
+            }
+            active.subList(k, active.size()).clear();
+            int size = 0;
+            for (Waiter w : active) {
+                size += w.n + 1;
+            }
+            if (fds.length < size) {
+                int cap = Math.max(size, fds.length * 2);
+                fds = new int[cap];
+                ev = new short[cap];
+                rev = new short[cap];
+            }
+            int j = 0;
+            for (Waiter w : active) {
+                for (int i = 0; i < w.n; i++, j++) {
+                    fds[j] = w.fds[i];
+                    ev[j] = w.events[i];
+                }
+                fds[j] = w.wakeFd; // -1: left out of the set
+                ev[j++] = (short) Native.POLLIN;
+            }
+            Native.pollMany(fds, ev, rev, j, efd, -1, false); // no settling: one listener must not stall the rest
+            j = 0;
+            k = 0;
+            for (int a = 0; a < active.size(); a++) {
+                Waiter w = active.get(a);
+                int count = 0;
+                for (int i = 0; i < w.n; i++, j++) {
+                    w.revents[i] = rev[j];
+                    count += rev[j] != 0 ? 1 : 0;
+                }
+                boolean woken = rev[j++] != 0;
+                if (count > 0 || woken || w.cancelled) {
+                    finish(w, count | (woken ? Native.WOKEN : 0));
+                } else {
+                    active.set(k++, w);
+                }
+            }
+            active.subList(k, active.size()).clear();
+        }
+    }
+}
