@@ -1,9 +1,6 @@
 package org.sdp4j.rsocket;
 
 import java.io.IOException;
-import java.lang.invoke.MethodHandle;
-import java.lang.invoke.MethodHandles;
-import java.lang.invoke.MethodType;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.ConcurrentLinkedQueue;
@@ -28,7 +25,6 @@ final class RsocketParker {
     /** The most a busy-poll may spin on a virtual thread's carrier before it parks (µs). */
     static final int VIRTUAL_SPIN_MAX_MICROS = 20;
 
-    private static final MethodHandle IS_VIRTUAL = isVirtualHandle();
     private static final int POLLERS = (int) Props.longProperty("sdp4j.rsocket.pollerThreads", 1, 1, 16);
     private static volatile Poller[] pollers;
 
@@ -53,23 +49,7 @@ final class RsocketParker {
 
     /** True on a virtual thread (JDK 21+); false on JDK 17 and on platform threads. */
     static boolean onVirtualThread() {
-        if (IS_VIRTUAL == null) {
-            return false;
-        }
-        try {
-            return (boolean) IS_VIRTUAL.invokeExact(Thread.currentThread());
-        } catch (Throwable e) {
-            return false;
-        }
-    }
-
-    private static MethodHandle isVirtualHandle() {
-        try {
-            return MethodHandles.publicLookup().findVirtual(Thread.class, "isVirtual",
-                    MethodType.methodType(boolean.class));
-        } catch (ReflectiveOperationException e) {
-            return null; // JDK 17: no virtual threads
-        }
+        return org.sdp4j.transport.Threads.onVirtualThread();
     }
 
     /**

@@ -31,7 +31,13 @@ final class UcxConnection {
     static final long SPIN_NANOS = org.sdp4j.transport.Props.intProperty("sdp4j.ucx.poll", 100, 0) * 1000L;
     private static final int CLOSED = 1 << 30;
     private static final long CLOSE_BOUND_NANOS = 1_000_000_000L;
+    /** A virtual thread's busy-poll bound: its carrier serves other virtual threads after that. */
+    static final long VIRTUAL_SPIN_NANOS = Math.min(SPIN_NANOS, 20_000);
+    /** A virtual thread's naps between polls of its worker: from 10 us, doubling to 1 ms while nothing arrives. */
+    private static final long MIN_NAP_NANOS = 10_000, MAX_NAP_NANOS = 1_000_000;
     static final AtomicInteger IDS = new AtomicInteger();
+    /** UCX connections established in this process (both ends), for tests that prove a run stayed on UCX. */
+    static final java.util.concurrent.atomic.AtomicLong ESTABLISHED = new java.util.concurrent.atomic.AtomicLong();
 
     private final UcpWorker worker;
     private final UcpEndpoint ep;
@@ -77,6 +83,7 @@ final class UcxConnection {
         this.control = control;
         this.id = id;
         this.peerId = peerId;
+        ESTABLISHED.incrementAndGet();
     }
 
 
@@ -448,11 +455,18 @@ final class UcxConnection {
      * Waits for {@code r}: busy progress for the poll time, then asleep in the worker until UCX, the watchdog
      * (alarm, end-of-stream, hang-up) or close wakes it. Returns false when a read cannot complete: the peer
      * finished or is gone (after a last look for data already on its way).
+     *
+     * <p>A virtual thread never sleeps in the worker ({@code ucp_worker_wait} is native and would pin its carrier:
+     * with two carriers, two blocked readers starved the writers they waited for). It spins for at most
+     * {@link #VIRTUAL_SPIN_NANOS}, then parks in naps of 10 us growing to 1 ms, progressing its worker between them,
+     * so its carrier serves other virtual threads; an interrupt then closes the socket, as the JDK's sockets do.
      */
     private boolean await(UcpRequest r, boolean reading, long deadline) throws IOException {
         long start = System.nanoTime();
-        long spin = spinNanos;
+        boolean virtual = org.sdp4j.transport.Threads.onVirtualThread();
+        long spin = virtual ? Math.min(spinNanos, VIRTUAL_SPIN_NANOS) : spinNanos;
         long spinEnd = start + spin;
+        long nap = MIN_NAP_NANOS;
         boolean slept = false;
         Watchdog.Alarm alarm = null;
         try {
@@ -490,10 +504,22 @@ final class UcxConnection {
                     Thread.yield();
                     continue;
                 }
+                slept = true;
+                if (virtual) {
+                    java.util.concurrent.locks.LockSupport.parkNanos(this,
+                            deadline == 0 ? nap : Math.max(1, Math.min(nap, deadline - now)));
+                    nap = Math.min(2 * nap, MAX_NAP_NANOS);
+                    if (Thread.currentThread().isInterrupted() && !isClosed()) {
+                        // the JDK closes a socket whose virtual thread is interrupted in I/O: java.net.Socket does
+                        // that itself (and says "Closed by interrupt") on an InterruptedIOException from its impl
+                        close();
+                        throw new java.io.InterruptedIOException("Closed by interrupt");
+                    }
+                    continue;
+                }
                 if (deadline != 0 && alarm == null) {
                     alarm = Watchdog.alarm(this, deadline);
                 }
-                slept = true;
                 sleep();
             }
             adapt(slept, System.nanoTime() - start);
