@@ -52,6 +52,21 @@ final class RsocketHandle {
         }
     }
 
+    /**
+     * A new rsocket for a listener: SO_REUSEADDR on, as the JDK sets it on every server socket and server channel
+     * (a restarted server rebinds its port at once; the contract suite's reference reads it back as true). Best
+     * effort: librdmacm accepts it before the bind on every transport it serves.
+     */
+    static RsocketHandle openListener() throws IOException {
+        RsocketHandle h = open();
+        try {
+            Native.setOption(h.rfd, Native.OPT_SO_REUSEADDR, 1);
+        } catch (IOException ignore) {
+            // the listener works without it; getReuseAddress() then reports false
+        }
+        return h;
+    }
+
     /** An accepted rsocket; if this throws, nfd is still the caller's to close. */
     static RsocketHandle accepted(int nfd) throws IOException {
         return new RsocketHandle(nfd, Native.eventfd());

@@ -45,7 +45,7 @@ final class RsocketServerSocketChannel extends ServerSocketChannel implements Tr
     RsocketServerSocketChannel(SelectorProvider provider, Transport owner) throws IOException {
         super(provider);
         this.owner = owner;
-        h = RsocketHandle.open();
+        h = RsocketHandle.openListener();
         try {
             RsocketTunables.applyGlobal(this::setTunable);
         } catch (IOException | RuntimeException e) {

@@ -107,7 +107,7 @@ final class RsocketSocketImpl extends SocketImpl implements TransportChannel {
             if (h != null) {
                 throw new SocketException("Already created");
             }
-            h = RsocketHandle.open();
+            h = server ? RsocketHandle.openListener() : RsocketHandle.open();
             this.fd = new FileDescriptor(); // not a kernel socket: a marker only, never handed to the JDK
         }
         RsocketTunables.applyGlobal(this::setTunable); // -Dsdp4j.rsocket.*: before anything else is set
