@@ -297,16 +297,60 @@ class AttackTest {
         return lines.isEmpty() ? List.of("(no output, exit " + p.exitValue() + ")") : lines;
     }
 
-    /** The attacker runs as another account (uid/gid 65534, no groups) with only this module's test classes. */
+    /**
+     * The attacker runs as another account (uid/gid 65534, no groups) with only its own class, copied where that
+     * account can read it: a checkout under root's 0700 home (as CI clones it) is not readable by others.
+     */
     Process attackerProcess(String... args) throws IOException {
-        String classes = new File(Attacker.class.getProtectionDomain().getCodeSource().getLocation().getPath())
-                .getPath();
         List<String> cmd = new ArrayList<>(List.of("setpriv", "--reuid=65534", "--regid=65534", "--clear-groups",
-                JAVA, "-XX:-UsePerfData", "-Xshare:off", "-cp", classes, Attacker.class.getName()));
+                attackerJava(), "-XX:-UsePerfData", "-Xshare:off", "-cp", attackerClasses().toString(),
+                Attacker.class.getName()));
         cmd.addAll(List.of(args));
         Process p = new ProcessBuilder(cmd).redirectError(ProcessBuilder.Redirect.INHERIT).start();
         started.add(p);
         return p;
+    }
+
+    private static Path attackerClasses;
+
+    /** Attacker's class files in a world-readable temporary directory (made once per run). */
+    static synchronized Path attackerClasses() throws IOException {
+        if (attackerClasses == null) {
+            Path from = new File(Attacker.class.getProtectionDomain().getCodeSource().getLocation().getPath())
+                    .toPath();
+            Path root = Files.createTempDirectory("sdp4j-attacker");
+            Path pkg = root.resolve(Attacker.class.getPackageName().replace('.', '/'));
+            Files.createDirectories(pkg);
+            try (var files = Files.list(from.resolve(Attacker.class.getPackageName().replace('.', '/')))) {
+                for (Path f : (Iterable<Path>) files::iterator) {
+                    String n = f.getFileName().toString();
+                    if (n.equals("Attacker.class") || n.startsWith("Attacker$")) {
+                        Files.copy(f, pkg.resolve(n));
+                        Files.setPosixFilePermissions(pkg.resolve(n), PosixFilePermissions.fromString("rw-r--r--"));
+                    }
+                }
+            }
+            for (Path d = pkg; d.startsWith(root); d = d.getParent()) {
+                Files.setPosixFilePermissions(d, PosixFilePermissions.fromString("rwxr-xr-x"));
+            }
+            attackerClasses = root;
+        }
+        return attackerClasses;
+    }
+
+    /** This JVM's java if the other account can run it (not under root's home), else the system's JDK 17. */
+    static String attackerJava() {
+        Path java = Path.of(JAVA);
+        for (Path p = java; p != null; p = p.getParent()) {
+            try {
+                if (!Files.getPosixFilePermissions(p).contains(java.nio.file.attribute.PosixFilePermission.OTHERS_EXECUTE)) {
+                    return "/usr/lib/jvm/java-17-openjdk-amd64/bin/java";
+                }
+            } catch (IOException e) {
+                return "/usr/lib/jvm/java-17-openjdk-amd64/bin/java";
+            }
+        }
+        return JAVA;
     }
 
     List<String> attacker(String... args) throws Exception {
