@@ -19,6 +19,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
 import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermission;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.util.ArrayList;
 import java.util.HexFormat;
@@ -340,10 +341,9 @@ class AttackTest {
 
     /** This JVM's java if the other account can run it (not under root's home), else the system's JDK 17. */
     static String attackerJava() {
-        Path java = Path.of(JAVA);
-        for (Path p = java; p != null; p = p.getParent()) {
+        for (Path p = Path.of(JAVA); p != null; p = p.getParent()) {
             try {
-                if (!Files.getPosixFilePermissions(p).contains(java.nio.file.attribute.PosixFilePermission.OTHERS_EXECUTE)) {
+                if (!Files.getPosixFilePermissions(p).contains(PosixFilePermission.OTHERS_EXECUTE)) {
                     return "/usr/lib/jvm/java-17-openjdk-amd64/bin/java";
                 }
             } catch (IOException e) {
