@@ -51,6 +51,8 @@ class AttackTest {
     final List<Process> started = new ArrayList<>();
     /** JVM options for the sdp4j processes of one test. */
     final List<String> peerOptions = new ArrayList<>();
+    /** Environment changes for the sdp4j processes of one test. */
+    final java.util.Map<String, String> peerEnv = new java.util.HashMap<>();
 
     @BeforeEach
     void setUp() throws Exception {
@@ -237,6 +239,29 @@ class AttackTest {
         assertTrue(server.isAlive());
     }
 
+    // ---- M3: the sticky bit came from running chmod, its exit status ignored: without chmod the directory was 0777 ----
+
+    @Test
+    void m3WithoutChmodOnThePathTheRendezvousDirectoryIsTheOwnersAloneAndOthersCannotRenameItsSockets()
+            throws Exception {
+        int port = freePort();
+        peerEnv.put("PATH", "/nonexistent"); // a distroless image: no chmod, no shell tools at all
+        Process server = server(port);
+        Path sock = rendezvousSocket(port), dir = sock.getParent();
+        assertEquals("rwx------", PosixFilePermissions.toString(Files.getPosixFilePermissions(dir,
+                LinkOption.NOFOLLOW_LINKS)), "the rendezvous directory " + dir);
+        assertEquals(0, Files.getAttribute(dir, "unix:uid", LinkOption.NOFOLLOW_LINKS));
+        Process mv = new ProcessBuilder("setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", "/bin/mv",
+                sock.toString(), base.resolve("stolen").toString()).redirectErrorStream(true).start();
+        assertTrue(mv.waitFor(20, TimeUnit.SECONDS));
+        System.out.println("M3 attacker's mv: exit " + mv.exitValue() + " " + new String(mv.getInputStream()
+                .readAllBytes(), StandardCharsets.UTF_8).trim());
+        assertTrue(mv.exitValue() != 0, "another account renamed the listener's rendezvous socket");
+        assertTrue(Files.exists(sock, LinkOption.NOFOLLOW_LINKS));
+        assertTrue(server.isAlive());
+        assertEquals("UCX ok=2 failed=0", clients(port, 2, 1).replaceAll(" ms=.*", ""));
+    }
+
     // ---- helpers ----
 
     Path rendezvousSocket(int port) {
@@ -282,7 +307,9 @@ class AttackTest {
         cmd.addAll(peerOptions);
         cmd.addAll(List.of("-Dsdp4j.ucx.dir=" + base, "-cp", CP, "org.sdp4j.ucx.Peer"));
         cmd.addAll(List.of(args));
-        Process p = new ProcessBuilder(cmd).redirectError(ProcessBuilder.Redirect.INHERIT).start();
+        ProcessBuilder pb = new ProcessBuilder(cmd).redirectError(ProcessBuilder.Redirect.INHERIT);
+        pb.environment().putAll(peerEnv);
+        Process p = pb.start();
         started.add(p);
         return p;
     }
