@@ -46,6 +46,8 @@ final class UcxConnection {
     final int peerId;
     /** users in progress, plus {@link #CLOSED} once closed; the last one out releases everything. */
     private final AtomicInteger state = new AtomicInteger();
+    /** Threads asleep in this connection's worker ({@link #sleep}). */
+    private final AtomicInteger sleepers = new AtomicInteger();
     private final ReentrantLock readLock = new ReentrantLock(), writeLock = new ReentrantLock();
 
     private final ByteBuffer rbuf = ByteBuffer.allocateDirect(STAGING);
@@ -282,20 +284,36 @@ final class UcxConnection {
         }
     }
 
-    private void sleep() throws IOException {
+    /**
+     * Sleeps in the worker unless {@code r} completed meanwhile. A reader and a writer of one connection may both be
+     * in the worker: one's progress can complete the other's request and consume the event that would have woken
+     * it (an 8 MiB echo hung so), so a progress that did something signals the worker while anyone sleeps in it,
+     * and a sleeper re-checks its request after announcing itself: one of the two always sees the other.
+     */
+    private void sleep(UcpRequest r) throws IOException {
+        sleepers.incrementAndGet();
         try {
-            worker.waitForEvents();
+            if (!r.isCompleted()) {
+                worker.waitForEvents();
+            }
         } catch (RuntimeException e) {
             throw failure("worker wait", e);
+        } finally {
+            sleepers.decrementAndGet();
         }
     }
 
     private int progress() throws IOException {
+        int n;
         try {
-            return worker.progress();
+            n = worker.progress();
         } catch (Exception e) {
             throw new SocketException("UCX progress failed: " + e.getMessage());
         }
+        if (n != 0 && sleepers.get() > 0) {
+            signal(); // see sleep(): the event this progress consumed may have been another thread's
+        }
+        return n;
     }
 
     // ---- data ----
@@ -520,7 +538,7 @@ final class UcxConnection {
                 if (deadline != 0 && alarm == null) {
                     alarm = Watchdog.alarm(this, deadline);
                 }
-                sleep();
+                sleep(r);
             }
             adapt(slept, System.nanoTime() - start);
             return true;
