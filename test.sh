@@ -31,7 +31,7 @@ if [ "${SDP4J_SKIP_VM:-0}" != 1 ] && [ -x native/vm/run-in-vm.sh ]; then
   native/vm/run-in-vm.sh -t 1200 -- native/vm-tests/run-all.sh
 fi
 
-# Two guests on one virtual wire (native/vm/two-hosts.sh): java.net/NIO echo, JCC <-> Derby, PostgreSQL under
+# Two guests on one virtual wire (native/vm/two-hosts.sh): java.net/NIO echo, JCC <-> Derby, MariaDB under
 # librspreload, use ucx, across the wire, each step checked from its own capture. ~10 min under TCG here.
 if [ "${SDP4J_SKIP_VM:-0}" != 1 ] && [ "${SDP4J_SKIP_TWO_HOSTS:-0}" != 1 ] && [ -x native/vm/two-hosts.sh ]; then
   echo "== Two hosts: two soft-RoCE qemu VMs on one virtual wire"
