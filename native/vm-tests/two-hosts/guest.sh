@@ -325,11 +325,23 @@ check_mariadb_preload() {
   [ "$(grep -c "Connect.*@$A .*using TCP/IP" $mdbdir/general.log)" = 2 ] ||
     { echo "mariadbd's general log does not show two connections from $A"; return 3; }
 }
-stop_mariadb() { # SIGTERM (timeout passes it on): a clean shutdown, bounded; then the log
+# runuser may return before mariadbd has finished: mariadbd itself (its pid file) is waited for, bounded, then killed;
+# a mariadbd left behind holds rxe0, and the last step's 'rdma link delete' then blocks for ever in the kernel
+stop_mariadb() {
+  local mpid i
+  mpid=$(cat $mdbdir/pid 2>/dev/null)
   kill "$srv" 2>/dev/null
-  local i
-  for ((i = 0; i < 150; i++)); do kill -0 "$srv" 2>/dev/null || break; sleep 0.2; done
+  [ -n "$mpid" ] && kill "$mpid" 2>/dev/null
+  for ((i = 0; i < 150; i++)); do
+    kill -0 "$srv" 2>/dev/null || { [ -n "$mpid" ] && kill -0 "$mpid" 2>/dev/null; } || break
+    sleep 0.2
+  done
   kill_tree "$srv"
+  if [ -n "$mpid" ] && kill -0 "$mpid" 2>/dev/null; then
+    echo "mariadbd $mpid did not stop on SIGTERM within 30 s: SIGKILL"
+    kill -KILL "$mpid"
+    for ((i = 0; i < 50; i++)); do kill -0 "$mpid" 2>/dev/null || break; sleep 0.2; done
+  fi
   wait "$srv"
   cp $mdbdir/err.log "$out/$step-server.log"
   return 0
