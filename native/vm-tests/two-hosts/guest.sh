@@ -15,7 +15,10 @@
 #   jcc-sdp         IBM JCC on a -> Derby 10.8.3.0 DRDA on b, both 'use sdp': ROWS INSERTs, SELECT, every row checked
 #   jcc-both-tcp    JCC on 'use both' -> Derby on TCP only: the rsocket attempt is refused, TCP carries it
 #                   (the fallback steps use SDP4J_2H_FALLBACK_ROWS rows, default 1000)
-#   pg-preload      PostgreSQL (Debian) on b under LD_PRELOAD=librspreload.so, pgjdbc on a on 'use sdp'
+#   mariadb-preload MariaDB 10.11 (Debian) on b under LD_PRELOAD="libaccept4shim.so librspreload.so", MariaDB
+#                   Connector/J on a on 'use sdp': ROWS INSERTs, SELECT, every row checked (native/README.md: why
+#                   the shim, why not PostgreSQL)
+#   pg-preload      (not in the default list) PostgreSQL (Debian) on b under librspreload: FAILS, printing why
 #   ucx             java.net echo a->b on 'use ucx' both ends: must ride UCX, not fall back (needs the cross-host
 #                   rendezvous; until it exists this step FAILS with the reason)
 #   jcc-both-norxe  b's rxe0 removed (rdma link delete): JCC on 'use both' makes a bounded RDMA attempt, falls back,
@@ -41,7 +44,7 @@ jvm=(-XX:+UseSerialGC -XX:TieredStopAtLevel=1 -Xshare:auto -Djava.net.preferIPv4
 rows=${SDP4J_2H_ROWS:-4000}
 # the fallback steps prove "TCP carried it, nothing lost"; fewer rows keep the suite within its time budget
 fallback_rows=${SDP4J_2H_FALLBACK_ROWS:-1000}
-STEPS=(wire echo-net echo-nio jcc-sdp jcc-both-tcp pg-preload ucx jcc-both-norxe)
+STEPS=(wire echo-net echo-nio jcc-sdp jcc-both-tcp mariadb-preload ucx jcc-both-norxe)
 [ -n "${SDP4J_2H_STEPS:-}" ] && read -r -a STEPS <<< "$SDP4J_2H_STEPS"
 hw=/sys/class/infiniband/rxe0/ports/1/hw_counters
 
@@ -77,7 +80,7 @@ ajava() { # CONF CLASSPATH MAIN ARGS...: a JVM under the agent
   local c=$1 cp=$2; shift 2
   "$java" "${jvm[@]}" -javaagent:"$agent"=conf="$c" -cp "$cp" "$@"
 }
-jdbc_cp=$tc:$vmlib/jcc.jar:$vmlib/derby.jar:$vmlib/derbynet.jar:$vmlib/pgjdbc.jar
+jdbc_cp=$tc:$vmlib/jcc.jar:$vmlib/derby.jar:$vmlib/derbynet.jar:$vmlib/pgjdbc.jar:$vmlib/mariadb.jar
 jextra=()
 jcc_props=(user=app password=app securityMechanism=3 retrieveMessagesFromServerOnGetMessage=true)
 
@@ -280,6 +283,70 @@ stop_pg() {
 }
 kill_tree() { local c; for c in $(ps -o pid= --ppid "$1"); do kill_tree "$c"; done; kill -KILL "$1" 2>/dev/null; }
 
+# MariaDB from Debian on b under librspreload, with libaccept4shim.so in front of it (native/vm-tests/accept4_shim.c):
+# rspreload 44 has no accept4 and its rsocket() refuses SOCK_CLOEXEC in the type, both of which mariadbd uses; the
+# shim maps them to accept/socket + fcntl. rspreload's preload_config limits it to mariadbd's stream sockets: its
+# UDP socket (the SIOCGIFCONF probe at startup) would otherwise become a datagram rsocket whose close never returns.
+# One process, a thread per connection, poll(): nothing forks, nothing changes credentials, nothing uses epoll on a
+# socket. Run as the mysql user (no setuid in the process), in a tmpfs datadir, --skip-grant-tables (a test server).
+mdbdir=/tmp/sdp4j-mariadb
+shim=$repo/native/build/vm-tests/libaccept4shim.so
+expect_mariadb_preload="--rdma 3306"
+serve_mariadb_preload() {
+  [ -x /usr/sbin/mariadbd ] && [ -f "$shim" ] || { echo "needs mariadb-server (native/install-deps.sh) and $shim"; return 1; }
+  mkdir -p /etc/rdma/rsocket && echo 'mariadbd AF_INET SOCK_STREAM *' > /etc/rdma/rsocket/preload_config || return 1
+  rm -rf $mdbdir && mkdir -p $mdbdir && chown mysql:mysql $mdbdir || return 1
+  runuser -u mysql -- mariadb-install-db --no-defaults --datadir=$mdbdir/data --auth-root-authentication-method=normal \
+    --skip-test-db --user=mysql > "$out/mariadb-install.log" 2>&1 || { tail -20 "$out/mariadb-install.log"; return 1; }
+  runuser -u mysql -- env LD_PRELOAD="$shim $preload" timeout 900 /usr/sbin/mariadbd --no-defaults \
+    --datadir=$mdbdir/data --socket=$mdbdir/sock --pid-file=$mdbdir/pid --bind-address=$B --port=3306 \
+    --skip-grant-tables --skip-name-resolve --thread-handling=one-thread-per-connection --innodb-use-native-aio=0 \
+    --innodb-buffer-pool-size=32M --innodb-flush-log-at-trx-commit=0 --skip-log-bin \
+    --log-error=$mdbdir/err.log --general-log=1 --general-log-file=$mdbdir/general.log > $mdbdir/stderr 2>&1 &
+  srv=$!
+  wait_for_line $mdbdir/err.log 'ready for connections' 300 || { tail -20 $mdbdir/err.log $mdbdir/stderr; return 1; }
+  echo listening
+}
+client_mariadb_preload() {
+  conf $work/mariadb-client.conf "use sdp client * $B:3306" 'use tcp client * *:*'
+  timeout 900 "$java" "${jvm[@]}" -javaagent:"$agent"=conf=$work/mariadb-client.conf -cp "$jdbc_cp" \
+    org.sdp4j.rsocket.TwoHostJdbc client "jdbc:mariadb://$B:3306/sdp4j" "$rows" 2 user=root \
+    createDatabaseIfNotExist=true connectTimeout=60000 socketTimeout=300000 > "$out/$step-client.log" 2>&1
+  local rc=$?
+  cat "$out/$step-client.log"
+  [ $rc = 0 ] && grep -q 'every row checked' "$out/$step-client.log" && grep -q DROPPED "$out/$step-client.log" ||
+    return 1
+  [ "$(grep -c "client $B:3306 .*family=sdp transport=rsocket" "$out/$step-client.log")" = 2 ] ||
+    { echo "the client's decision log does not show two connections with transport=rsocket"; return 3; }
+}
+# mariadbd's general log names each connection's peer: both of a's connections must have reached it
+check_mariadb_preload() {
+  grep 'Connect' $mdbdir/general.log
+  [ "$(grep -c "Connect.*@$A .*using TCP/IP" $mdbdir/general.log)" = 2 ] ||
+    { echo "mariadbd's general log does not show two connections from $A"; return 3; }
+}
+# runuser may return before mariadbd has finished: mariadbd itself (its pid file) is waited for, bounded, then killed;
+# a mariadbd left behind holds rxe0, and the last step's 'rdma link delete' then blocks for ever in the kernel
+stop_mariadb() {
+  local mpid i
+  mpid=$(cat $mdbdir/pid 2>/dev/null)
+  kill "$srv" 2>/dev/null
+  [ -n "$mpid" ] && kill "$mpid" 2>/dev/null
+  for ((i = 0; i < 150; i++)); do
+    kill -0 "$srv" 2>/dev/null || { [ -n "$mpid" ] && kill -0 "$mpid" 2>/dev/null; } || break
+    sleep 0.2
+  done
+  kill_tree "$srv"
+  if [ -n "$mpid" ] && kill -0 "$mpid" 2>/dev/null; then
+    echo "mariadbd $mpid did not stop on SIGTERM within 30 s: SIGKILL"
+    kill -KILL "$mpid"
+    for ((i = 0; i < 50; i++)); do kill -0 "$mpid" 2>/dev/null || break; sleep 0.2; done
+  fi
+  wait "$srv"
+  cp $mdbdir/err.log "$out/$step-server.log"
+  return 0
+}
+
 # the 'bench' step (JMH across the wire; not in the default list): benchmarks/two-hosts-bench.sh
 . "$(dirname "$0")/bench.sh"
 
@@ -302,7 +369,7 @@ run_b() {
     cat "$out/$step-serve.out"
     if [ $rc = 0 ]; then put "$step.ready" ok; else put "$step.ready" "failed $rc"; fi
     await "$step.client-done" 1200
-    case "$step" in pg-preload) stop_pg ;; *) [ -n "$srv" ] && stop_server ;; esac
+    case "$step" in pg-preload) stop_pg ;; mariadb-preload) stop_mariadb ;; *) [ -n "$srv" ] && stop_server ;; esac
     src=$?
     [ "$step" = wire ] && src=0
     cat "$out/$step-server.log" 2>/dev/null | tail -40

@@ -74,7 +74,7 @@ public final class TwoHostJdbc {
     }
 
     private static void client(String url, int rows, int connections, Properties p) throws Exception {
-        for (String d : new String[] {"com.ibm.db2.jcc.DB2Driver", "org.postgresql.Driver"}) {
+        for (String d : new String[] {"com.ibm.db2.jcc.DB2Driver", "org.postgresql.Driver", "org.mariadb.jdbc.Driver"}) {
             try {
                 Class.forName(d);
             } catch (ClassNotFoundException absent) {
