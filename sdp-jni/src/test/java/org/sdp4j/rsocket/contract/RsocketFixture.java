@@ -57,7 +57,7 @@ public class RsocketFixture implements Transport {
 
     @Override
     public Set<Limitation> limitations() {
-        return Set.of(Limitation.NO_RESET);
+        return Set.of(Limitation.NO_RESET, Limitation.BACKLOG_UNBOUNDED);
     }
 
     @Override
