@@ -60,7 +60,13 @@ final class HandshakeServer implements AutoCloseable {
                     Thread t = new Thread(r, "sdp4j-ucx-handshake-" + THREADS.incrementAndGet());
                     t.setDaemon(true);
                     return t;
-                }, new ThreadPoolExecutor.CallerRunsPolicy());
+                }, (r, pool) -> {
+                    if (pool.isShutdown()) {
+                        closeQuietly(((Serve) r).ch); // closed meanwhile: close() need not wait for the acceptor
+                    } else {
+                        r.run();
+                    }
+                });
         this.acceptor = new Thread(this::acceptLoop, "sdp4j-ucx-rendezvous " + where);
         acceptor.setDaemon(true);
     }
@@ -123,10 +129,24 @@ final class HandshakeServer implements AutoCloseable {
                 continue;
             }
             try {
-                handshakes.execute(() -> serve(ch));
+                handshakes.execute(new Serve(ch));
             } catch (RuntimeException e) { // rejected: shut down by close
                 closeQuietly(ch);
             }
+        }
+    }
+
+    /** One accepted rendezvous socket to serve; the rejection handler closes it after close(). */
+    private final class Serve implements Runnable {
+        final SocketChannel ch;
+
+        Serve(SocketChannel ch) {
+            this.ch = ch;
+        }
+
+        @Override
+        public void run() {
+            serve(ch);
         }
     }
 
@@ -202,12 +222,9 @@ final class HandshakeServer implements AutoCloseable {
             }
             closed = true;
         }
+        // no join of the acceptor (a virtual thread closing its listener would wait pinned under the ServerSocket's
+        // monitor): a connection it takes from now on is closed by the rejection handler, or by serve() below
         closeQuietly(listener);
-        try {
-            acceptor.join(1000);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        }
         handshakes.shutdown();
         try {
             Files.deleteIfExists(path);

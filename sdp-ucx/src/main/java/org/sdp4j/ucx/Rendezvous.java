@@ -257,10 +257,24 @@ final class Rendezvous {
         return new Peer(id, addr);
     }
 
+    /** Writes all of {@code b} to a channel in blocking mode. */
     static void writeFully(SocketChannel ch, ByteBuffer b) throws IOException {
         while (b.hasRemaining()) {
+            ch.write(b);
+        }
+    }
+
+    /**
+     * Writes all of {@code b} (a few bytes) to a non-blocking channel; its buffer is full only if the peer stopped
+     * reading, which is bounded by {@code deadlineNanos}.
+     */
+    static void writeFully(SocketChannel ch, ByteBuffer b, long deadlineNanos) throws IOException {
+        while (b.hasRemaining()) {
             if (ch.write(b) == 0) {
-                Thread.onSpinWait(); // a non-blocking channel with a full buffer: only ever a few bytes here
+                if (System.nanoTime() - deadlineNanos >= 0) {
+                    throw new SocketTimeoutException("UCX rendezvous: the peer reads nothing");
+                }
+                Thread.yield();
             }
         }
     }

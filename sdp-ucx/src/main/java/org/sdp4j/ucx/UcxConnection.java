@@ -35,6 +35,12 @@ final class UcxConnection {
     static final long VIRTUAL_SPIN_NANOS = Math.min(SPIN_NANOS, 20_000);
     /** A virtual thread's naps between polls of its worker: from 10 us, doubling to 1 ms while nothing arrives. */
     private static final long MIN_NAP_NANOS = 10_000, MAX_NAP_NANOS = 1_000_000;
+    /**
+     * A sleep in the worker never outlasts this (doubling per sleep of one wait, from the first): UCX 1.13 can
+     * leave every side of a connection asleep with data still to move (an 8 MiB NIO echo over posix/cma hung so,
+     * one run in ten, each side in ucp_worker_wait), and jucx has no timed wait, so the watchdog wakes sleepers.
+     */
+    private static final long FIRST_TICK_NANOS = 1_000_000, LAST_TICK_NANOS = 1_000_000_000;
     static final AtomicInteger IDS = new AtomicInteger();
     /** UCX connections established in this process (both ends), for tests that prove a run stayed on UCX. */
     static final java.util.concurrent.atomic.AtomicLong ESTABLISHED = new java.util.concurrent.atomic.AtomicLong();
@@ -204,7 +210,6 @@ final class UcxConnection {
         } catch (IOException | RuntimeException ignore) {
             alive = false; // the peer went away meanwhile
         }
-        closeQuietly(control);
         boolean clean = alive;
         try {
             UcpRequest r = pendingRecv, w = pendingSend;
@@ -233,7 +238,7 @@ final class UcxConnection {
                 // nothing more can be released
             }
         }
-        Watchdog.unwatch();
+        Watchdog.retire(control); // the watchdog closes it: see there why not this thread
     }
 
     /** Flushes what was sent, then tells the peer how much that was (end-of-stream). */
@@ -248,10 +253,10 @@ final class UcxConnection {
         while (f != null && !f.isCompleted() && gone == null && System.nanoTime() - end < 0) {
             progress();
         }
+        // non-blocking (the watchdog's); one writer at a time: shutdownOutput and release both hold a use, and
+        // release runs only once the last use is gone
         ByteBuffer m = ByteBuffer.allocate(9).put(Rendezvous.FIN).putLong(sent).flip();
-        synchronized (control) {
-            Rendezvous.writeFully(control, m);
-        }
+        Rendezvous.writeFully(control, m, end);
     }
 
     // ---- every jucx call of the data path: a UcxException (unchecked) becomes an IOException, never the app's ----
@@ -484,7 +489,7 @@ final class UcxConnection {
         boolean virtual = org.sdp4j.transport.Threads.onVirtualThread();
         long spin = virtual ? Math.min(spinNanos, VIRTUAL_SPIN_NANOS) : spinNanos;
         long spinEnd = start + spin;
-        long nap = MIN_NAP_NANOS;
+        long nap = MIN_NAP_NANOS, tick = FIRST_TICK_NANOS;
         boolean slept = false;
         Watchdog.Alarm alarm = null;
         try {
@@ -535,10 +540,12 @@ final class UcxConnection {
                     }
                     continue;
                 }
-                if (deadline != 0 && alarm == null) {
-                    alarm = Watchdog.alarm(this, deadline);
-                }
+                // woken by UCX, by close, by the watchdog at the deadline, or at the tick (see FIRST_TICK_NANOS)
+                long at = now + tick;
+                alarm = Watchdog.alarm(this, deadline != 0 && deadline - at < 0 ? deadline : at);
                 sleep(r);
+                alarm.cancelled = true;
+                tick = Math.min(2 * tick, LAST_TICK_NANOS);
             }
             adapt(slept, System.nanoTime() - start);
             return true;
@@ -786,16 +793,6 @@ final class UcxConnection {
 
     long bytesReceived() {
         return received;
-    }
-
-    private static void closeQuietly(java.io.Closeable c) {
-        try {
-            if (c != null) {
-                c.close();
-            }
-        } catch (IOException ignore) {
-            // nothing to do
-        }
     }
 
 }

@@ -23,9 +23,14 @@ final class Watchdog implements Runnable {
 
     private final Selector selector;
     private final ConcurrentLinkedQueue<UcxConnection> added = new ConcurrentLinkedQueue<>();
+    private final ConcurrentLinkedQueue<SocketChannel> retired = new ConcurrentLinkedQueue<>();
     private final PriorityQueue<Alarm> alarms = new PriorityQueue<>();
     private final ByteBuffer buf = ByteBuffer.allocate(9 * 64);
     private int watched;
+    /** When the thread will look at the alarms next (under {@code alarms}); idle: not before a wakeup. */
+    private long wakeAt;
+    private boolean idle = true;
+    private static final long ALARM_SLACK_NANOS = 1_000_000;
     private final Thread thread;
 
     private Watchdog() throws IOException {
@@ -51,7 +56,12 @@ final class Watchdog implements Runnable {
         }
     }
 
+    /**
+     * Watches {@code c}'s rendezvous socket from now on. It is made non-blocking here, by the caller, so that the
+     * watchdog never takes the channel's read and write locks to configure it while a user thread writes.
+     */
     static synchronized void watch(UcxConnection c) throws IOException {
+        c.control().configureBlocking(false);
         if (instance == null) {
             instance = new Watchdog();
             instance.thread.start();
@@ -61,16 +71,37 @@ final class Watchdog implements Runnable {
         instance.selector.wakeup();
     }
 
-    /** Called once per watched connection when it is released; the last one stops the thread. */
-    static synchronized void unwatch() {
-        Watchdog w = instance;
-        if (w != null && --w.watched == 0) {
-            instance = null;
-            w.thread.interrupt();
+    /**
+     * Called once per watched connection when it is released: the watchdog closes {@code control} itself. A user
+     * thread must not: closing a non-blocking channel waits for its read lock, which the watchdog holds while it
+     * reads the peer's marker, and {@code Socket.close} calls us holding a monitor, so a virtual thread would wait
+     * pinned to its carrier (seen on JDK 21 when both ends closed at once). The last one stops the thread, which
+     * closes what is still queued on its way out.
+     */
+    static void retire(SocketChannel control) {
+        Watchdog w;
+        synchronized (Watchdog.class) {
+            w = instance;
+            if (w != null) {
+                w.retired.add(control);
+                if (--w.watched == 0) {
+                    instance = null;
+                    w.thread.interrupt();
+                }
+            }
+        }
+        if (w == null) {
+            closeQuietly(control); // never watched (cannot happen after a handshake): nobody else reads it
+        } else {
             w.selector.wakeup();
         }
     }
 
+    /**
+     * Wakes {@code c}'s sleepers at {@code atNanos} unless cancelled first. The watchdog thread is woken only when
+     * this alarm is due more than a millisecond before it would wake anyway: a busy connection sleeping thousands
+     * of times a second costs a queue entry each, not a thread switch each.
+     */
     static Alarm alarm(UcxConnection c, long atNanos) {
         Alarm a = new Alarm(c, atNanos);
         Watchdog w;
@@ -78,10 +109,18 @@ final class Watchdog implements Runnable {
             w = instance;
         }
         if (w != null) {
+            boolean wake;
             synchronized (w.alarms) {
                 w.alarms.add(a);
+                wake = w.idle || w.wakeAt - atNanos > ALARM_SLACK_NANOS;
+                if (wake) {
+                    w.idle = false;
+                    w.wakeAt = atNanos;
+                }
             }
-            w.selector.wakeup();
+            if (wake) {
+                w.selector.wakeup();
+            }
         }
         return a;
     }
@@ -98,6 +137,7 @@ final class Watchdog implements Runnable {
                         // released before we saw it
                     }
                 }
+                closeRetired();
                 long wait = fireAlarms();
                 selector.select(wait);
                 for (SelectionKey k : selector.selectedKeys()) {
@@ -115,6 +155,7 @@ final class Watchdog implements Runnable {
             e.printStackTrace(new java.io.PrintWriter(w));
             SdpLog.log(SdpLog.ERROR, "ucx watchdog stopped: " + w);
         } finally {
+            closeRetired();
             try {
                 selector.close();
             } catch (IOException ignore) {
@@ -123,13 +164,29 @@ final class Watchdog implements Runnable {
         }
     }
 
-    /** Fires due alarms; returns how long select may sleep (0 = until woken). */
+    /** Closes the rendezvous sockets of released connections; their keys go with the next select. */
+    private void closeRetired() {
+        for (SocketChannel ch; (ch = retired.poll()) != null; ) {
+            closeQuietly(ch);
+        }
+    }
+
+    private static void closeQuietly(SocketChannel ch) {
+        try {
+            ch.close();
+        } catch (IOException ignore) {
+            // the peer learns of the close from the hang-up either way
+        }
+    }
+
+    /** Fires due alarms; returns how long select may sleep (0 = until woken), and notes when that ends. */
     private long fireAlarms() {
         long now = System.nanoTime();
         synchronized (alarms) {
             while (true) {
                 Alarm a = alarms.peek();
                 if (a == null) {
+                    idle = true;
                     return 0;
                 }
                 if (a.cancelled) {
@@ -138,7 +195,10 @@ final class Watchdog implements Runnable {
                 }
                 long left = a.atNanos - now;
                 if (left > 0) {
-                    return Math.max(1, left / 1_000_000L);
+                    long ms = Math.max(1, (left + 999_999) / 1_000_000L);
+                    idle = false;
+                    wakeAt = now + ms * 1_000_000L;
+                    return ms;
                 }
                 alarms.poll();
                 a.conn.wake();

@@ -75,6 +75,18 @@ class UcxVirtualThreadTest {
         return false;
     }
 
+    /** The event with every frame (its toString stops at five, before the frame that held the carrier). */
+    static String describe(RecordedEvent e) {
+        StringBuilder b = new StringBuilder(e.getEventType().getName()).append(' ')
+                .append(e.getDuration().toNanos() / 1000).append(" us, reason ")
+                .append(e.hasField("pinnedReason") ? e.getValue("pinnedReason") : "(not recorded)");
+        for (RecordedFrame f : e.getStackTrace().getFrames()) {
+            b.append("\n    at ").append(f.getMethod().getType().getName()).append('.').append(f.getMethod().getName())
+                    .append(':').append(f.getLineNumber());
+        }
+        return b.toString();
+    }
+
     @Test
     void virtualThreadClientsAndAVirtualThreadServerOnTwoCarriersNoPinning() throws Exception {
         ExecutorService vts = virtualThreads();
@@ -164,7 +176,7 @@ class UcxVirtualThreadTest {
             }
             for (RecordedFrame f : e.getStackTrace().getFrames()) {
                 if (f.getMethod().getType().getName().startsWith("org.sdp4j")) {
-                    pinned.add(e.toString());
+                    pinned.add(describe(e));
                     break;
                 }
             }
