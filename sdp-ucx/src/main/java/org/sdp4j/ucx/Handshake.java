@@ -112,6 +112,8 @@ final class Handshake {
         UcpWorker w = null;
         UcpEndpoint ep = null;
         try {
+            // receive and send staging, before anything the peer would take as success
+            ByteBuffer[] staging = {UcxConnection.staging(), UcxConnection.staging()};
             w = WorkerPool.take();
             WorkerAddress t = template(w);
             int id = UcxConnection.IDS.incrementAndGet() & 0xFFFF;
@@ -126,13 +128,16 @@ final class Handshake {
                 Rendezvous.writeFully(ch, Rendezvous.hello(w.getAddress(), id));
             }
             ByteBuffer early = wireUp(w, ep, ch, deadline, where);
-            UcxConnection c = new UcxConnection(w, ep, ch, id, peer.id());
+            UcxConnection c = new UcxConnection(w, ep, ch, id, peer.id(), staging);
             if (early.position() > 0) {
                 c.pendingControl = early.flip(); // the start of the peer's end-of-stream marker, for the watchdog
             }
             Watchdog.watch(c);
             return c;
-        } catch (IOException | RuntimeException e) {
+        } catch (IOException | RuntimeException | OutOfMemoryError e) {
+            if (e instanceof OutOfMemoryError oom && !UcxConnection.isDirectMemory(oom)) {
+                throw oom; // the heap: nothing a fallback could help with
+            }
             closeQuietly(ch);
             try {
                 if (ep != null) {
@@ -150,6 +155,9 @@ final class Handshake {
             }
             if (e instanceof IOException io) {
                 throw io;
+            }
+            if (e instanceof OutOfMemoryError) { // jucx's own direct buffers (e.g. the worker address)
+                throw new SocketException("UCX " + where + ": " + UcxConnection.noDirectMemory(e));
             }
             throw new IOException("UCX " + where + ": " + e, e);
         }

@@ -56,13 +56,13 @@ final class UcxConnection {
     private final AtomicInteger sleepers = new AtomicInteger();
     private final ReentrantLock readLock = new ReentrantLock(), writeLock = new ReentrantLock();
 
-    private final ByteBuffer rbuf = ByteBuffer.allocateDirect(STAGING);
-    private final long raddr = UcxUtils.getAddress(rbuf);
+    private final ByteBuffer rbuf;
+    private final long raddr;
     private int rpos, rlim;
     private UcpRequest pendingRecv;
     private long received;
-    private ByteBuffer sbuf;
-    private long saddr;
+    private final ByteBuffer sbuf;
+    private final long saddr;
     private long sent;
     /** A send posted by a non-blocking {@link #write(ByteBuffer[], int, int, boolean)}, until it completes. */
     private UcpRequest pendingSend;
@@ -85,7 +85,11 @@ final class UcxConnection {
      * over the endpoint), {@code control} the connected rendezvous socket in blocking mode, {@code id} this side's
      * connection number, {@code peerId} the peer's. The caller then registers it with {@link Watchdog#watch}.
      */
-    UcxConnection(UcpWorker worker, UcpEndpoint ep, SocketChannel control, int id, int peerId) {
+    UcxConnection(UcpWorker worker, UcpEndpoint ep, SocketChannel control, int id, int peerId, ByteBuffer[] staging) {
+        this.rbuf = staging[0];
+        this.raddr = UcxUtils.getAddress(rbuf);
+        this.sbuf = staging[1];
+        this.saddr = UcxUtils.getAddress(sbuf);
         this.worker = worker;
         this.ep = ep;
         this.control = control;
@@ -131,6 +135,33 @@ final class UcxConnection {
         if (state.decrementAndGet() == CLOSED) {
             release();
         }
+    }
+
+    /**
+     * A staging buffer, or a SocketException when the JVM's direct memory is exhausted: an OutOfMemoryError from a
+     * socket call would kill the application's thread (or a handshake thread, leaving its client hanging), where
+     * running out of buffers is an I/O condition. {@link Handshake} takes both before the wire-up, so that a side
+     * without memory fails while its peer is still in the handshake: the connection then goes to TCP, and a UCX
+     * connection never fails later for want of a buffer.
+     */
+    static ByteBuffer staging() throws SocketException {
+        try {
+            return ByteBuffer.allocateDirect(STAGING);
+        } catch (OutOfMemoryError e) {
+            if (!isDirectMemory(e)) {
+                throw e;
+            }
+            throw new SocketException("UCX: " + noDirectMemory(e));
+        }
+    }
+
+    static boolean isDirectMemory(OutOfMemoryError e) {
+        return String.valueOf(e.getMessage()).contains("direct buffer memory");
+    }
+
+    static String noDirectMemory(Throwable e) {
+        return "no direct memory left (" + e.getMessage() + "); each UCX connection end takes two " + STAGING / 1024
+                + " KiB staging buffers: raise -XX:MaxDirectMemorySize or lower -Dsdp4j.ucx.buffer";
     }
 
     /**
@@ -421,10 +452,6 @@ final class UcxConnection {
             if (outputShutdown) {
                 throw new SocketException("Socket output is shutdown");
             }
-            if (sbuf == null) {
-                sbuf = ByteBuffer.allocateDirect(STAGING);
-                saddr = UcxUtils.getAddress(sbuf);
-            }
             sendDone(true); // a non-blocking NIO send may still use the staging buffer
             while (len > 0) {
                 if (gone != null) {
@@ -650,10 +677,6 @@ final class UcxConnection {
         try {
             if (outputShutdown) {
                 throw new SocketException("Socket output is shutdown");
-            }
-            if (sbuf == null) {
-                sbuf = ByteBuffer.allocateDirect(STAGING);
-                saddr = UcxUtils.getAddress(sbuf);
             }
             long total = 0;
             while (true) {

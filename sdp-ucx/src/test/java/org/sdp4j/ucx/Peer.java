@@ -23,7 +23,8 @@ import org.sdp4j.jdk.JdkNio;
  * and sdp4j's UCX listener on one port, echoing every UCX connection; prints READY), {@code client PORT N THREADS
  * TIMEOUT} (N UCX connects to 127.0.0.1:PORT, each echoing 8 bytes; prints {@code UCX ok=.. failed=..}),
  * {@code fuzz PATH N SEED} (N random and mutated hellos on a rendezvous socket), {@code hello} (prints a
- * well-formed hello in hex).
+ * well-formed hello in hex), {@code scarce N} (for {@code UcxDirectMemoryTest}: N connections through the socket
+ * factories on {@code use ucx}, each echoing 64 bytes and kept open; prints {@code ECHOED n UCX ends}).
  */
 public final class Peer {
     public static void main(String[] a) throws Exception {
@@ -33,6 +34,7 @@ public final class Peer {
                     Integer.parseInt(a[4]));
             case "fuzz" -> fuzz(java.nio.file.Path.of(a[1]), Integer.parseInt(a[2]), Long.parseLong(a[3]));
             case "bind" -> bind(Integer.parseInt(a[1]));
+            case "scarce" -> scarce(Integer.parseInt(a[1]));
             case "stall" -> org.sdp4j.ucx.attack.Attacker.main(a); // the same account's idle connections
             default -> throw new IllegalArgumentException(a[0]);
         }
@@ -61,6 +63,55 @@ public final class Peer {
                 }
                 return null;
             });
+        }
+    }
+
+    static void scarce(int n) throws Exception {
+        UcxSocketTest.rules();
+        org.sdp4j.Sdp4j.configure(org.sdp4j.conf.ConfigParser.parse("scarce.conf",
+                "use ucx server * *:*\nuse ucx client * *:*\n"), org.sdp4j.conf.ProgramIdentity.of("scarce"));
+        long before = UcxConnection.ESTABLISHED.get();
+        InetAddress lo = InetAddress.getLoopbackAddress();
+        List<java.net.Socket> open = new ArrayList<>();
+        try (ServerSocket ss = new ServerSocket(0, 50, lo)) {
+            Thread acceptor = new Thread(() -> {
+                while (true) {
+                    java.net.Socket s;
+                    try {
+                        s = ss.accept();
+                    } catch (IOException closed) {
+                        return;
+                    }
+                    Thread echo = new Thread(() -> {
+                        try (s) {
+                            s.getInputStream().transferTo(s.getOutputStream());
+                        } catch (IOException e) {
+                            System.out.println("ECHO FAILED " + e);
+                        }
+                    });
+                    echo.setDaemon(true);
+                    echo.start();
+                }
+            });
+            acceptor.setDaemon(true);
+            acceptor.start();
+            int echoed = 0;
+            for (int i = 0; i < n; i++) {
+                java.net.Socket c = new java.net.Socket(lo, ss.getLocalPort());
+                open.add(c);
+                byte[] m = new byte[64];
+                new Random(i).nextBytes(m);
+                c.getOutputStream().write(m);
+                byte[] back = c.getInputStream().readNBytes(64);
+                if (java.util.Arrays.equals(m, back)) {
+                    echoed++;
+                }
+            }
+            System.out.println("ECHOED " + echoed + " UCX " + (UcxConnection.ESTABLISHED.get() - before));
+        } finally {
+            for (java.net.Socket c : open) {
+                c.close();
+            }
         }
     }
 
