@@ -305,6 +305,10 @@ serve_mariadb_preload() {
     --log-error=$mdbdir/err.log --general-log=1 --general-log-file=$mdbdir/general.log > $mdbdir/stderr 2>&1 &
   srv=$!
   wait_for_line $mdbdir/err.log 'ready for connections' 300 || { tail -20 $mdbdir/err.log $mdbdir/stderr; return 1; }
+  # where the listener is: librspreload's socket() silently makes a kernel socket when rsocket() fails (a fresh-clone
+  # run once had the client's rconnect refused although mariadbd was ready)
+  echo "---- port 3306 on kernel TCP:"; ss -ltn 'sport = :3306' 2>&1 || true
+  echo "---- RDMA CM ids:"; rdma resource show cm_id 2>&1 | head -20 || true
   echo listening
 }
 client_mariadb_preload() {
