@@ -156,7 +156,7 @@ final class Handshake {
             if (e instanceof IOException io) {
                 throw io;
             }
-            if (e instanceof OutOfMemoryError) { // jucx's own direct buffers (e.g. the worker address)
+            if (e instanceof OutOfMemoryError) { // the staging buffers, or jucx's own (e.g. the worker address)
                 throw new SocketException("UCX " + where + ": " + UcxConnection.noDirectMemory(e));
             }
             throw new IOException("UCX " + where + ": " + e, e);

@@ -138,21 +138,12 @@ final class UcxConnection {
     }
 
     /**
-     * A staging buffer, or a SocketException when the JVM's direct memory is exhausted: an OutOfMemoryError from a
-     * socket call would kill the application's thread (or a handshake thread, leaving its client hanging), where
-     * running out of buffers is an I/O condition. {@link Handshake} takes both before the wire-up, so that a side
-     * without memory fails while its peer is still in the handshake: the connection then goes to TCP, and a UCX
-     * connection never fails later for want of a buffer.
+     * A staging buffer. {@link Handshake} takes both before the wire-up, so that a side without direct memory fails
+     * while its peer is still in the handshake (its catch turns the OutOfMemoryError into a SocketException: the
+     * connection goes to TCP), and a UCX connection never fails later for want of a buffer.
      */
-    static ByteBuffer staging() throws SocketException {
-        try {
-            return ByteBuffer.allocateDirect(STAGING);
-        } catch (OutOfMemoryError e) {
-            if (!isDirectMemory(e)) {
-                throw e;
-            }
-            throw new SocketException("UCX: " + noDirectMemory(e));
-        }
+    static ByteBuffer staging() {
+        return ByteBuffer.allocateDirect(STAGING);
     }
 
     static boolean isDirectMemory(OutOfMemoryError e) {
