@@ -43,6 +43,14 @@ record() { # name status seconds detail
   if [ "$2" = 0 ]; then passed=$((passed + 1)); summary+=("PASS  $1 (${3}s) $4")
   else failed=$((failed + 1)); summary+=("FAIL  $1 (${3}s, status $2) $4"); fi
 }
+# failed LOG -> "; failed: NAME (MESSAGE) ..." for up to 3 failed JUnit tests of a --details=tree log, so that the
+# summary (all CI shows of a failing VM run) names them; empty when none failed
+failed_tests() {
+  local f
+  f=$(sed 's/\x1b\[[0-9;]*m//g' "$1" 2>/dev/null | grep -a '✘' | sed -E 's/^[│├└─ ]+//; s/ ✘ ?/ (/; s/$/)/; s/ \(\)$//' \
+        | head -3 | tr '\n' ';' | sed 's/;$//; s/;/; /g')
+  [ -n "$f" ] && echo "; failed: $f"
+}
 counters() { echo "$(cat "$hw/sent_pkts" 2>/dev/null || echo 0) $(cat "$hw/rcvd_pkts" 2>/dev/null || echo 0)"; }
 # delta BEFORE AFTER -> "sent+N rcvd+M"; status 0 when both grew by at least MIN
 delta() {
@@ -90,7 +98,8 @@ rc=${PIPESTATUS[0]}
 c1=$(counters); d=$(delta "$c0" "$c1" 2048); drc=$?
 tests=$(grep -Eo '[0-9]+ tests successful' "$out/junit.log" | head -1)
 tfail=$(grep -Eo '[0-9]+ tests failed' "$out/junit.log" | head -1)
-record "a: JUnit RsocketSocketImplTest + NativeValidationTest ($tests, $tfail)" "$rc" $(( $(date +%s) - t0 )) ""
+record "a: JUnit RsocketSocketImplTest + NativeValidationTest ($tests, $tfail)" "$rc" $(( $(date +%s) - t0 )) \
+  "$(failed_tests "$out/junit.log")"
 record "b: RDMA carried the JUnit traffic" "$drc" 0 "$d"
 
 # ---- c1: sdp4j client -> rs_echo (C, rsocket API) ----
@@ -277,7 +286,7 @@ c1=$(counters); d=$(delta "$c0" "$c1" 512); drc=$?
 [ "$rc" = 0 ] && rc=$drc
 tests=$(grep -Eo '[0-9]+ tests successful' "$out/junit-nio.log" | head -1)
 tfail=$(grep -Eo '[0-9]+ tests failed' "$out/junit-nio.log" | head -1)
-record "h: NIO over rsockets + tunables: JUnit RsocketNioTest, RsocketTunablesTest ($tests, $tfail), RDMA carried it" "$rc" $(( $(date +%s) - t0 )) "$d"
+record "h: NIO over rsockets + tunables: JUnit RsocketNioTest, RsocketTunablesTest ($tests, $tfail), RDMA carried it" "$rc" $(( $(date +%s) - t0 )) "$d$(failed_tests "$out/junit-nio.log")"
 
 # ---- i: the transport contract (sdp-core's org.sdp4j.contract) on rsockets and where rsockets meet TCP ----
 log "i: transport contract: RsocketContractTest, BothServer{Rsocket,Tcp}ClientContractTest on $addr"
@@ -293,7 +302,8 @@ c1=$(counters); d=$(delta "$c0" "$c1" 512); drc=$?
 [ "$rc" = 0 ] && rc=$drc
 tests=$(grep -Eo '[0-9]+ tests successful' "$out/junit-contract.log" | head -1)
 tfail=$(grep -Eo '[0-9]+ tests failed' "$out/junit-contract.log" | head -1)
-record "i: transport contract on rsockets ($tests, $tfail), RDMA carried it" "$rc" $(( $(date +%s) - t0 )) "$d"
+record "i: transport contract on rsockets ($tests, $tfail), RDMA carried it" "$rc" $(( $(date +%s) - t0 )) \
+  "$d$(failed_tests "$out/junit-contract.log")"
 
 # ---- j: many concurrent rsocket connections (issue 13): no crash, no hang, every byte checked ----
 # native/vm-tests/concurrent.sh: an echo server + N platform-thread clients in one JVM, then N clients connecting at

@@ -110,6 +110,21 @@ public final class Router {
         return o;
     }
 
+    /** The caller's connect timeout during a bounded attempt on this thread (see {@link #callerTimeoutMillis}). */
+    private static final ThreadLocal<int[]> CALLER_TIMEOUT = new ThreadLocal<>();
+
+    /**
+     * During a {@code both}/{@code ucx} attempt, on the thread making it: the connect timeout the application gave
+     * (0: none); -1 outside an attempt. The attempt's own bound ({@code sdp4j.both.timeout}) is for finding out
+     * whether the accelerated transport can serve at all; a transport that has found out (UCX: a live listener of
+     * the right account took the connection into its queue) may take until the caller's own timeout to finish,
+     * as a TCP connect to a busy listener would, instead of falling back for being queued.
+     */
+    public static int callerTimeoutMillis() {
+        int[] t = CALLER_TIMEOUT.get();
+        return t == null ? -1 : t[0];
+    }
+
     public RuleSet rules() { return rules; }
     public ProgramIdentity program() { return program; }
     public Settings settings() { return settings; }
@@ -178,6 +193,8 @@ public final class Router {
         int bound = (int) Math.min(Integer.MAX_VALUE, settings.bothTimeoutMillis());
         int attempt = timeoutMillis > 0 ? Math.min(timeoutMillis, bound) : bound;
         long start = System.nanoTime();
+        int[] outer = CALLER_TIMEOUT.get();
+        CALLER_TIMEOUT.set(new int[] {Math.max(0, timeoutMillis)});
         try {
             rdma.connect(t, attempt);
             failed.succeeded(remote);
@@ -193,6 +210,12 @@ public final class Router {
             }
             tcpOrLog(remote, m, tcp, left, reason);
             return TcpTransport.INSTANCE;
+        } finally {
+            if (outer == null) {
+                CALLER_TIMEOUT.remove();
+            } else {
+                CALLER_TIMEOUT.set(outer);
+            }
         }
     }
 

@@ -15,6 +15,7 @@ import org.openucx.jucx.ucp.UcpEndpoint;
 import org.openucx.jucx.ucp.UcpEndpointParams;
 import org.openucx.jucx.ucp.UcpRequest;
 import org.openucx.jucx.ucp.UcpWorker;
+import org.sdp4j.transport.Router;
 
 /**
  * The connect/accept half of a UCX connection: find the peer through the rendezvous, exchange UCX worker addresses,
@@ -35,14 +36,27 @@ final class Handshake {
     }
 
     /**
-     * Client side: the whole connect, rendezvous and handshake within {@code timeoutMillis} (0: the handshake
-     * bound). The client learns from the kernel who owns the TCP listener of {@code addr:port}, looks for the
-     * rendezvous only in that account's directory, and checks the peer's credentials before it sends a byte.
+     * Client side, in two bounded phases. Finding out whether UCX can serve — the listener's owner, its rendezvous
+     * socket, the peer's credentials, and the listener's acknowledgement that it has queued this connection — within
+     * {@code timeoutMillis} (the {@code both} attempt bound; 0: the handshake bound). Then being served: within the
+     * application's own connect timeout ({@link Router#callerTimeoutMillis()}; without one,
+     * {@link Rendezvous#QUEUE_MILLIS}), so that a connect queued behind a burst of others is not sent to TCP for it.
+     * The client learns from the kernel who owns the TCP listener of {@code addr:port}, looks for the rendezvous only
+     * in that account's directory, and checks the peer's credentials before it sends a byte.
      */
     static UcxConnection connect(InetAddress addr, int port, int timeoutMillis) throws IOException {
         String where = Rendezvous.hostPort(addr, port);
-        long deadline = System.nanoTime() + Math.min(timeoutMillis > 0 ? timeoutMillis : Integer.MAX_VALUE,
+        long start = System.nanoTime();
+        long deadline = start + Math.min(timeoutMillis > 0 ? timeoutMillis : Integer.MAX_VALUE,
                 Rendezvous.HANDSHAKE_MILLIS) * 1_000_000L;
+        int caller = Router.callerTimeoutMillis();
+        if (caller < 0) { // not through the Router: the timeout given is the caller's
+            caller = timeoutMillis;
+        }
+        long servedBy = start + (caller > 0 ? caller : Rendezvous.QUEUE_MILLIS) * 1_000_000L;
+        if (servedBy - deadline < 0) {
+            servedBy = deadline;
+        }
         if (!Rendezvous.isLocal(addr)) {
             throw new ConnectException("UCX to " + where + ": not an address of this host, and sdp4j's UCX "
                     + "rendezvous reaches only this host");
@@ -82,14 +96,14 @@ final class Handshake {
             closeQuietly(ch);
             throw e;
         }
-        return handshake(ch, deadline, where, true);
+        return handshake(ch, deadline, servedBy, where, true);
     }
 
     /**
-     * Server side, for a connection just accepted on the rendezvous listener: the client's account must be this
-     * process's (checked before a byte of it is read), its hello well-formed, all within the handshake bound.
+     * Server side, the listener's check of a connection just accepted on its rendezvous socket, before a byte of it
+     * is read: the client's account must be this process's. Closes a refused one.
      */
-    static UcxConnection serve(SocketChannel ch, String where, java.nio.file.attribute.UserPrincipal own)
+    static void admit(SocketChannel ch, String where, java.nio.file.attribute.UserPrincipal own)
             throws IOException {
         java.nio.file.attribute.UserPrincipal peer;
         try {
@@ -103,11 +117,20 @@ final class Handshake {
             throw new SocketException("UCX listener " + where + ": refused a rendezvous from user " + peer.getName()
                     + " (not this process's account " + own.getName() + "; such clients use TCP)");
         }
-        return handshake(ch, System.nanoTime() + Rendezvous.HANDSHAKE_MILLIS * 1_000_000L, where, false);
     }
 
-    /** Exchanges and checks worker addresses, creates and wires up the endpoint; no UCX exception escapes. */
-    static UcxConnection handshake(SocketChannel ch, long deadline, String where, boolean client)
+    /** Server side, for an admitted connection taken off the queue: the whole handshake within its bound. */
+    static UcxConnection serve(SocketChannel ch, String where) throws IOException {
+        long deadline = System.nanoTime() + Rendezvous.HANDSHAKE_MILLIS * 1_000_000L;
+        return handshake(ch, deadline, deadline, where, false);
+    }
+
+    /**
+     * Exchanges and checks worker addresses, creates and wires up the endpoint; no UCX exception escapes. A client
+     * waits for the listener's {@link Rendezvous#QUEUED} byte until {@code deadline}, then for the rest until
+     * {@code servedBy}.
+     */
+    static UcxConnection handshake(SocketChannel ch, long deadline, long servedBy, String where, boolean client)
             throws IOException {
         UcpWorker w = null;
         UcpEndpoint ep = null;
@@ -120,6 +143,8 @@ final class Handshake {
             Rendezvous.Peer peer;
             if (client) {
                 Rendezvous.writeFully(ch, Rendezvous.hello(w.getAddress(), id));
+                Rendezvous.readQueued(ch, deadline, where);
+                deadline = servedBy; // UCX can serve: a live listener of the right account has queued this connect
                 peer = Rendezvous.readHello(ch, deadline, where, t);
                 ep = w.newEndpoint(new UcpEndpointParams().setUcpAddress(peer.workerAddress()));
             } else {

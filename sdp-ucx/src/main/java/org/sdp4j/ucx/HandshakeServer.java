@@ -16,7 +16,6 @@ import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.nio.file.attribute.UserPrincipal;
 import java.util.concurrent.LinkedBlockingQueue;
-import java.util.concurrent.SynchronousQueue;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -26,13 +25,18 @@ import org.sdp4j.log.SdpLog;
 /**
  * The serving half of a UCX listener: the rendezvous socket, one acceptor thread that takes connections off it as
  * fast as they come, and handshakes served concurrently (one platform thread each, up to {@link #MAX_PARALLEL};
- * they progress a UCX worker, which a virtual thread must not do). A client of another account is refused by its
- * peer credentials before a byte of it is read, so it holds no thread; a same-account client that stalls holds one
- * for at most the handshake bound. Completed connections wait in a queue for {@code accept}; a pipe carries one byte
- * per queued connection so that a poller can wait on a kernel descriptor ({@link #readyFd}).
+ * they progress a UCX worker, which a virtual thread must not do). The acceptor refuses a client of another account
+ * by its peer credentials before a byte of it is read, and acknowledges every other one at once with
+ * {@link Rendezvous#QUEUED}: the client then knows UCX can serve it and waits its turn (a burst of 1,000 connects
+ * queues here) instead of falling back to TCP. At most {@link #MAX_QUEUED} wait; beyond that a connection is closed
+ * unacknowledged and its client uses TCP. A same-account client that stalls holds a handshake thread for at most
+ * the handshake bound. Completed connections wait in a queue for {@code accept}; a pipe carries one byte per
+ * completed connection so that a poller can wait on a kernel descriptor ({@link #readySource}).
  */
 final class HandshakeServer implements AutoCloseable {
     static final int MAX_PARALLEL = org.sdp4j.transport.Props.intProperty("sdp4j.ucx.handshakes", 64, 1);
+    /** Acknowledged connections waiting for a handshake thread ({@code sdp4j.ucx.backlog}). */
+    static final int MAX_QUEUED = org.sdp4j.transport.Props.intProperty("sdp4j.ucx.backlog", 4096, 1);
     private static final Object CLOSED = new Object();
     private static final AtomicInteger THREADS = new AtomicInteger();
 
@@ -52,21 +56,15 @@ final class HandshakeServer implements AutoCloseable {
         this.listener = listener;
         this.ready = ready;
         this.own = own;
-        // one handshake thread lives as long as the listener; more are started only while it is busy and end
-        // 20 ms after their last handshake (a listener's thread count stays put between bursts); handshakes beyond
-        // MAX_PARALLEL run on the acceptor thread itself: natural back-pressure on the backlog
-        this.handshakes = new ThreadPoolExecutor(1, MAX_PARALLEL, 20, TimeUnit.MILLISECONDS, new SynchronousQueue<>(),
-                r -> {
+        // up to MAX_PARALLEL handshake threads, started as connections come and ended 1 s after their last
+        // handshake; beyond them acknowledged connections wait in a bounded queue (the acceptor never runs one)
+        this.handshakes = new ThreadPoolExecutor(MAX_PARALLEL, MAX_PARALLEL, 1, TimeUnit.SECONDS,
+                new LinkedBlockingQueue<>(MAX_QUEUED), r -> {
                     Thread t = new Thread(r, "sdp4j-ucx-handshake-" + THREADS.incrementAndGet());
                     t.setDaemon(true);
                     return t;
-                }, (r, pool) -> {
-                    if (pool.isShutdown()) {
-                        closeQuietly(((Serve) r).ch); // closed meanwhile: close() need not wait for the acceptor
-                    } else {
-                        r.run();
-                    }
-                });
+                }, (r, pool) -> closeQuietly(((Serve) r).ch)); // closed meanwhile, or the queue is full
+        handshakes.allowCoreThreadTimeOut(true);
         this.acceptor = new Thread(this::acceptLoop, "sdp4j-ucx-rendezvous " + where);
         acceptor.setDaemon(true);
     }
@@ -100,7 +98,6 @@ final class HandshakeServer implements AutoCloseable {
             ch.bind(UnixDomainSocketAddress.of(p), backlog > 0 ? Math.max(backlog, 512) : 512);
             pipe = Rendezvous.JDK.openPipe();
             HandshakeServer s = new HandshakeServer(p, where, ch, pipe, Rendezvous.owner(dir));
-            s.handshakes.prestartCoreThread();
             s.acceptor.start();
             return s;
         } catch (IOException | RuntimeException e) {
@@ -128,11 +125,44 @@ final class HandshakeServer implements AutoCloseable {
                 SdpLog.log(SdpLog.WARN, "ucx: listener " + where + ": accept: " + e);
                 continue;
             }
-            try {
-                handshakes.execute(new Serve(ch));
-            } catch (RuntimeException e) { // rejected: shut down by close
-                closeQuietly(ch);
+            admit(ch);
+        }
+    }
+
+    /**
+     * Refuses another account's client, acknowledges the rest ({@link Rendezvous#QUEUED}: one byte into an empty
+     * socket buffer, so never a wait) and queues it for a handshake thread.
+     */
+    private void admit(SocketChannel ch) {
+        try {
+            Handshake.admit(ch, where, own);
+        } catch (IOException e) {
+            SdpLog.log(SdpLog.WARN, "ucx: " + e.getMessage());
+            return;
+        }
+        Serve task = new Serve(ch);
+        if (handshakes.getQueue().remainingCapacity() == 0) {
+            SdpLog.log(SdpLog.WARN, "ucx: listener " + where + ": " + MAX_QUEUED + " connections wait for a "
+                    + "handshake (sdp4j.ucx.backlog); this one goes to TCP");
+            closeQuietly(ch);
+            return;
+        }
+        try {
+            ch.configureBlocking(false);
+            int n = ch.write(ByteBuffer.wrap(new byte[] {Rendezvous.QUEUED}));
+            ch.configureBlocking(true);
+            if (n != 1) {
+                throw new IOException("its socket buffer is full");
             }
+        } catch (IOException e) {
+            SdpLog.log(SdpLog.WARN, "ucx: listener " + where + ": acknowledging a client: " + e);
+            closeQuietly(ch);
+            return;
+        }
+        try {
+            handshakes.execute(task);
+        } catch (RuntimeException e) { // rejected: shut down by close
+            closeQuietly(ch);
         }
     }
 
@@ -153,7 +183,7 @@ final class HandshakeServer implements AutoCloseable {
     private void serve(SocketChannel ch) {
         UcxConnection c;
         try {
-            c = Handshake.serve(ch, where, own);
+            c = Handshake.serve(ch, where);
         } catch (IOException | RuntimeException e) {
             // a client that failed its handshake costs only itself
             SdpLog.log(SdpLog.WARN, "ucx: listener " + where + ": " + e.getMessage());

@@ -44,15 +44,27 @@ import jdk.net.UnixDomainPrincipal;
  */
 final class Rendezvous {
     static final long MAGIC = 0x5344503455435831L; // "SDP4UCX1"
-    /** 2: rendezvous by account, peer credentials checked, worker address validated. */
-    static final int VERSION = 2;
+    /**
+     * 2: rendezvous by account, peer credentials checked, worker address validated. 3: the listener acknowledges a
+     * connection it has taken into its handshake queue with one {@link #QUEUED} byte before its hello.
+     */
+    static final int VERSION = 3;
     static final byte FIN = 1;
+    /** The listener's first byte on a rendezvous connection: alive, the client's account checked, queued. */
+    static final byte QUEUED = 'Q';
     /**
      * Handshake bound ({@code sdp4j.ucx.handshake}, default 5 s): both ends are local processes; anything slower is a
      * stuck peer or a machine so loaded that TCP is the better choice. A connect uses the smaller of this and its
      * own timeout.
      */
     static final int HANDSHAKE_MILLIS = org.sdp4j.transport.Props.intProperty("sdp4j.ucx.handshake", 5000, 100);
+    /**
+     * How long a client waits, once the listener acknowledged it ({@link #QUEUED}), for the handshake to be served
+     * when the application gave no connect timeout ({@code sdp4j.ucx.queue}, default 60 s). A burst of connects
+     * queues behind the listener's handshakes; a TCP connect to a busy listener would wait too, so being queued is
+     * no reason to fall back.
+     */
+    static final int QUEUE_MILLIS = org.sdp4j.transport.Props.intProperty("sdp4j.ucx.queue", 60_000, 100);
     static final String PREFIX = "sdp4j-ucx-";
 
     private static final Map<InetAddress, Boolean> LOCAL = new ConcurrentHashMap<>();
@@ -223,6 +235,16 @@ final class Rendezvous {
         return b.flip();
     }
 
+    /** Reads the listener's acknowledgement ({@link #QUEUED}) within the deadline. */
+    static void readQueued(SocketChannel ch, long deadlineNanos, String where) throws IOException {
+        ByteBuffer b = ByteBuffer.allocate(1);
+        readFully(ch, b, deadlineNanos, where);
+        if (b.get(0) != QUEUED) {
+            throw new SocketException("UCX rendezvous " + where + ": not an sdp4j peer of version " + VERSION
+                    + " (first byte " + (b.get(0) & 0xff) + ")");
+        }
+    }
+
     /** What the other side sent: its connection number and a direct buffer holding its UCX worker address. */
     record Peer(int id, ByteBuffer workerAddress) {}
 
@@ -279,11 +301,14 @@ final class Rendezvous {
         }
     }
 
-    /** Reads until {@code b} is full, within the deadline; the channel is left in blocking mode. */
+    /**
+     * Reads until {@code b} is full, within the deadline; the channel is left in blocking mode. A selector is opened
+     * only when the bytes are not there yet (in a handshake they mostly are: a selector is an epoll descriptor).
+     */
     static void readFully(SocketChannel ch, ByteBuffer b, long deadlineNanos, String where) throws IOException {
         ch.configureBlocking(false);
-        try (Selector s = JDK.openSelector()) {
-            ch.register(s, SelectionKey.OP_READ);
+        Selector s = null;
+        try {
             while (b.hasRemaining()) {
                 int n = ch.read(b);
                 if (n < 0) {
@@ -295,12 +320,19 @@ final class Rendezvous {
                         throw new SocketTimeoutException("UCX rendezvous " + where + ": no handshake within "
                                 + "the deadline");
                     }
+                    if (s == null) {
+                        s = JDK.openSelector();
+                        ch.register(s, SelectionKey.OP_READ);
+                    }
                     s.select(left);
                     s.selectedKeys().clear();
                 }
             }
         } finally {
-            ch.configureBlocking(true); // the selector's close has deregistered the channel
+            if (s != null) {
+                s.close(); // deregisters the channel
+            }
+            ch.configureBlocking(true);
         }
     }
 }

@@ -20,6 +20,17 @@ public final class Ucx {
      */
     static final String DEFAULT_TLS = "posix,cma,self";
 
+    /**
+     * UCX settings sdp4j applies unless the environment sets them ({@code UCX_<NAME>}, or {@code UCX_POSIX_}/
+     * {@code UCX_SM_} forms of an {@code MM_} name). Every connection end has its own worker, and UCX's defaults
+     * size a worker's shared-memory receive side for one busy worker per process: 512 receive buffers of 8 KiB
+     * allocated up front (4 MiB, {@code RX_BUFS_GROW}) and a 64-entry FIFO. That made creating and destroying a
+     * worker pair cost about 6.5 ms of CPU here, most of a connect+close and of a burst of handshakes; with 16
+     * buffers per growth step and a 32-entry FIFO it is about 1.1 ms (measured with jucx on this machine), and the
+     * pool still grows to what a busy connection needs. {@code -Dsdp4j.ucx.config=NAME=VALUE,...} replaces the list.
+     */
+    static final String DEFAULT_CONFIG = "MM_RX_BUFS_GROW=16,MM_FIFO_SIZE=32";
+
     private Ucx() {}
 
     private static final class Probe {
@@ -34,13 +45,17 @@ public final class Ucx {
                 cause = new UnsupportedOperationException("UCX disabled by -Dsdp4j.ucx.disable=true");
             } else {
                 try {
-                    ctx = new UcpContext(new UcpParams().requestStreamFeature().requestWakeupFeature()
-                            .setConfig("TLS", TLS));
+                    UcpParams params = new UcpParams().requestStreamFeature().requestWakeupFeature()
+                            .setConfig("TLS", TLS);
+                    for (String[] kv : config(System.getProperty("sdp4j.ucx.config", DEFAULT_CONFIG), System.getenv())) {
+                        params.setConfig(kv[0], kv[1]);
+                    }
+                    ctx = new UcpContext(params);
                 } catch (UnsatisfiedLinkError | NoClassDefFoundError e) {
                     cause = new UnsupportedOperationException(explain(e), e);
                 } catch (Throwable e) { // a UcxException from ucp_init (bad UCX_* variable, TLS list ...)
                     cause = new UnsupportedOperationException("UCX could not start: " + e.getMessage()
-                            + " (UCX_* environment variables and -Dsdp4j.ucx.tls=" + TLS + " apply)", e);
+                            + " (UCX_* environment variables, -Dsdp4j.ucx.tls=" + TLS + " and -Dsdp4j.ucx.config apply)", e);
                 }
             }
             CONTEXT = ctx;
@@ -57,6 +72,37 @@ public final class Ucx {
             return "jucx (org.openucx:jucx) is not on the class path: " + m;
         }
         return "jucx's native library did not load: " + m;
+    }
+
+    /**
+     * The {@code NAME=VALUE} pairs of {@code list} that the environment does not set. An {@code MM_} name (UCX's
+     * memory-mapped transports' common settings) is also set by {@code UCX_POSIX_}, {@code UCX_SYSV_} and
+     * {@code UCX_SM_} variables of the same suffix, so any of them leaves it to the environment.
+     */
+    static java.util.List<String[]> config(String list, java.util.Map<String, String> env) {
+        java.util.List<String[]> out = new java.util.ArrayList<>();
+        for (String item : list.split(",")) {
+            String t = item.trim();
+            if (t.isEmpty()) {
+                continue;
+            }
+            int eq = t.indexOf('=');
+            if (eq <= 0 || eq == t.length() - 1 || !t.substring(0, eq).matches("[A-Z0-9_]+")) {
+                throw new IllegalArgumentException("-Dsdp4j.ucx.config: '" + t + "' is not NAME=VALUE with an "
+                        + "upper-case UCX setting name (e.g. MM_FIFO_SIZE=32)");
+            }
+            String name = t.substring(0, eq);
+            boolean fromEnv = env.containsKey("UCX_" + name);
+            if (name.startsWith("MM_")) {
+                String suffix = name.substring(3);
+                fromEnv |= env.containsKey("UCX_POSIX_" + suffix) || env.containsKey("UCX_SYSV_" + suffix)
+                        || env.containsKey("UCX_SM_" + suffix);
+            }
+            if (!fromEnv) {
+                out.add(new String[] {name, t.substring(eq + 1)});
+            }
+        }
+        return out;
     }
 
     static String tls() {

@@ -212,8 +212,13 @@ public final class Peer {
                 sent++;
                 c.shutdownOutput();
                 ByteBuffer back = ByteBuffer.allocate(4096);
-                // a server that accepted the hello answers with its own; one that refused closes
-                if (c.read(back) > 0) {
+                // the listener acknowledges every same-account connection with one byte (Rendezvous.QUEUED); one
+                // that accepted the hello then answers with its own, one that refused closes
+                int total = 0;
+                for (int k; total <= 1 && (k = c.read(back)) > 0; ) {
+                    total += k;
+                }
+                if (total > 1) {
                     answered++;
                 }
             } catch (IOException e) {
