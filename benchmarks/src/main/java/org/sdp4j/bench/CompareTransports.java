@@ -78,21 +78,37 @@ public final class CompareTransports {
         String mode = "quick";
     }
 
+    /**
+     * Configurations that are a transport with sdp4j settings of their own, to measure a change side by side with
+     * what it replaced: name -> {family, JVM arguments...}.
+     */
+    static final Map<String, List<String>> VARIANTS = Map.of(
+            // UCX's own shared-memory defaults (a 4 MiB receive pool and a 64-entry FIFO per worker), as before
+            // issue 13's sdp4j.ucx.config
+            "ucx-ucxdefaults", List.of("ucx", "-Dsdp4j.ucx.config="));
+
     /** One transport configuration and whether it can run here. */
     static final class Config {
         final String name;
         final String family;         // null for "none"
+        final List<String> extraJvmArgs;
         Path conf;
         String unavailable;          // null when it can run
         String note = "";            // e.g. "TCP after RDMA attempt: <reason>"
 
         Config(String name) {
             this.name = name;
-            this.family = name.equals("none") ? null : name;
+            List<String> v = VARIANTS.get(name);
+            this.family = name.equals("none") ? null : v != null ? v.get(0) : name;
+            this.extraJvmArgs = v == null ? List.of() : List.copyOf(v.subList(1, v.size()));
         }
 
         List<String> jvmArgs(Path agent) {
-            return family == null ? List.of() : List.of("-javaagent:" + agent.toAbsolutePath() + "=conf=" + conf.toAbsolutePath());
+            if (family == null) return List.of();
+            List<String> a = new ArrayList<>();
+            a.add("-javaagent:" + agent.toAbsolutePath() + "=conf=" + conf.toAbsolutePath());
+            a.addAll(extraJvmArgs);
+            return a;
         }
     }
 

@@ -149,7 +149,7 @@ public final class Report {
             }
         }
         for (String c : s.configs) {
-            if (!c.matches("[a-z][a-z0-9]*")) throw new IllegalArgumentException("bad configuration name '" + c + "'");
+            if (!c.matches("[a-z][a-z0-9]*") && !CompareTransports.VARIANTS.containsKey(c)) throw new IllegalArgumentException("bad configuration name '" + c + "' (" + ALL_CONFIGS + " or " + CompareTransports.VARIANTS.keySet() + ")");
         }
         if (!s.configs.contains("none")) s.configs.add(0, "none");   // the baseline of every ratio
         for (String g : s.groups) {
@@ -344,7 +344,7 @@ public final class Report {
                 c.probe.unavailable = "agent jar not found at " + s.agent + " (build it: mvn -B -ntp -DskipTests package)";
             } else {
                 c.probe.conf = s.out.resolve("logs").resolve("libsdp-" + c.name + ".conf");
-                Files.writeString(c.probe.conf, confText(c.name));
+                Files.writeString(c.probe.conf, confText(c.probe.family));
                 CompareTransports.probe(c.probe, javaBin, ps, selftest);
                 if (c.probe.unavailable != null && c.probe.unavailable.contains("expected sdp, tcp, both or ucx after 'use'")) {
                     c.probe.unavailable = "this sdp4j has no '" + c.name + "' transport yet: its agent refuses the rule 'use " + c.name
@@ -545,6 +545,7 @@ public final class Report {
             if (c.probe.family != null) {
                 Path decisions = logs.resolve("decisions-" + tag + ".log").toAbsolutePath();
                 cmd.add("-javaagent:" + s.agent.toAbsolutePath() + "=conf=" + c.probe.conf.toAbsolutePath() + ",log=7:file:" + decisions);
+                cmd.addAll(c.probe.extraJvmArgs);
             }
             for (String p : List.of("jdbc.url", "jdbc.user", "jdbc.password", "jdbc.securityMechanism", "sdp4j.bench.durable")) {
                 if (System.getProperty(p) != null) cmd.add("-D" + p + "=" + System.getProperty(p));
@@ -1229,7 +1230,8 @@ public final class Report {
         for (Config c : configs) {
             b.append("| **").append(c.name).append("** | ");
             b.append(c.probe.family == null ? "no agent (the baseline of every ratio)"
-                    : "`-javaagent:sdp4j-agent.jar`, rules `use " + c.name + " server * *:*`, `use " + c.name + " client * *:*`");
+                    : "`-javaagent:sdp4j-agent.jar`, rules `use " + c.probe.family + " server * *:*`, `use " + c.probe.family
+                    + " client * *:*`" + (c.probe.extraJvmArgs.isEmpty() ? "" : ", `" + String.join(" ", c.probe.extraJvmArgs) + "`"));
             b.append(" | ");
             if (!c.available()) b.append("**unavailable**: ").append(mdCell(c.probe.unavailable));
             else if (!c.failures.isEmpty()) b.append("**ran, with failures**: ").append(mdCell(failureSummary(c)));

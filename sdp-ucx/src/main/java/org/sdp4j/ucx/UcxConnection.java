@@ -27,7 +27,17 @@ import org.openucx.jucx.ucp.UcpWorker;
  * then fail at once rather than waiting on shared memory nobody will write again.
  */
 final class UcxConnection {
+    /** The most a staging buffer grows to ({@code sdp4j.ucx.buffer}): one UCX send or receive at most. */
     static final int STAGING = org.sdp4j.transport.Props.intProperty("sdp4j.ucx.buffer", 256 * 1024, 4096);
+    /**
+     * A staging buffer's first size ({@code sdp4j.ucx.buffer.initial}, 16 KiB): it doubles, up to {@link #STAGING},
+     * when a receive fills it or a write is larger. A database connection moves small messages, and 1,000
+     * connections with both ends in one JVM took 1 GiB of direct memory at 256 KiB a buffer (the concurrency
+     * benchmark ran out at -Xmx512m and sent half of them to TCP); a streaming connection reaches full size within
+     * a few transfers.
+     */
+    static final int STAGING_INITIAL = Math.min(STAGING, org.sdp4j.transport.Props.intProperty(
+            "sdp4j.ucx.buffer.initial", 16 * 1024, 4096));
     static final long SPIN_NANOS = org.sdp4j.transport.Props.intProperty("sdp4j.ucx.poll", 100, 0) * 1000L;
     private static final int CLOSED = 1 << 30;
     private static final long CLOSE_BOUND_NANOS = 1_000_000_000L;
@@ -56,13 +66,15 @@ final class UcxConnection {
     private final AtomicInteger sleepers = new AtomicInteger();
     private final ReentrantLock readLock = new ReentrantLock(), writeLock = new ReentrantLock();
 
-    private final ByteBuffer rbuf;
-    private final long raddr;
+    /** Receive staging (under the read lock), replaced by a larger one only with no receive posted into it. */
+    private ByteBuffer rbuf;
+    private long raddr;
     private int rpos, rlim;
     private UcpRequest pendingRecv;
     private long received;
-    private final ByteBuffer sbuf;
-    private final long saddr;
+    /** Send staging (under the write lock), replaced by a larger one only with no send in flight from it. */
+    private ByteBuffer sbuf;
+    private long saddr;
     private long sent;
     /** A send posted by a non-blocking {@link #write(ByteBuffer[], int, int, boolean)}, until it completes. */
     private UcpRequest pendingSend;
@@ -143,7 +155,30 @@ final class UcxConnection {
      * connection goes to TCP), and a UCX connection never fails later for want of a buffer.
      */
     static ByteBuffer staging() {
-        return ByteBuffer.allocateDirect(STAGING);
+        return ByteBuffer.allocateDirect(STAGING_INITIAL);
+    }
+
+    /**
+     * A staging buffer of at least {@code need} bytes (doubling {@code b}'s size, at most {@link #STAGING}), or
+     * {@code b} itself when it is at full size or direct memory is short (a smaller buffer only means more sends).
+     */
+    private static ByteBuffer grown(ByteBuffer b, int need) {
+        int cap = b.capacity();
+        if (cap >= STAGING || need <= cap) {
+            return b;
+        }
+        int size = cap;
+        while (size < need && size < STAGING) {
+            size <<= 1;
+        }
+        try {
+            return ByteBuffer.allocateDirect(Math.min(size, STAGING));
+        } catch (OutOfMemoryError e) {
+            if (!isDirectMemory(e)) {
+                throw e;
+            }
+            return b;
+        }
     }
 
     static boolean isDirectMemory(OutOfMemoryError e) {
@@ -151,8 +186,9 @@ final class UcxConnection {
     }
 
     static String noDirectMemory(Throwable e) {
-        return "no direct memory left (" + e.getMessage() + "); each UCX connection end takes two " + STAGING / 1024
-                + " KiB staging buffers: raise -XX:MaxDirectMemorySize or lower -Dsdp4j.ucx.buffer";
+        return "no direct memory left (" + e.getMessage() + "); each UCX connection end takes two staging buffers of "
+                + STAGING_INITIAL / 1024 + " KiB, growing to " + STAGING / 1024 + " KiB with large transfers: raise "
+                + "-XX:MaxDirectMemorySize or lower -Dsdp4j.ucx.buffer";
     }
 
     /**
@@ -386,7 +422,14 @@ final class UcxConnection {
             if (peerSent >= 0 && received >= peerSent) {
                 return false;
             }
-            pendingRecv = recv(raddr, STAGING);
+            if (rlim == rbuf.capacity() && rlim < STAGING) { // the last receive filled it: a larger transfer
+                ByteBuffer b = grown(rbuf, rlim + 1);
+                if (b != rbuf) {
+                    rbuf = b;
+                    raddr = UcxUtils.getAddress(b);
+                }
+            }
+            pendingRecv = recv(raddr, rbuf.capacity());
         }
         UcpRequest r = pendingRecv;
         if (!r.isCompleted()) {
@@ -451,7 +494,8 @@ final class UcxConnection {
                 if (closedByPeer) {
                     throw new SocketException("Broken pipe: the peer closed the connection");
                 }
-                int n = Math.min(len, STAGING);
+                growSend(len);
+                int n = Math.min(len, sbuf.capacity());
                 sbuf.put(0, b, off, n);
                 pendingSend = send(saddr, n); // kept until done: release() must not free an endpoint under it
                 sendDone(true);
@@ -678,10 +722,16 @@ final class UcxConnection {
                     // checked only with data left to send: a peer that finished and left took what came before
                     throw new SocketException("Broken pipe: " + gone);
                 }
+                long want = 0;
+                for (int i = off; i < off + len; i++) {
+                    want += srcs[i].remaining();
+                }
+                growSend((int) Math.min(want, STAGING));
+                int cap = sbuf.capacity();
                 int n = 0;
-                for (int i = off; i < off + len && n < STAGING; i++) {
+                for (int i = off; i < off + len && n < cap; i++) {
                     ByteBuffer s = srcs[i];
-                    int k = Math.min(s.remaining(), STAGING - n);
+                    int k = Math.min(s.remaining(), cap - n);
                     if (k == 0) {
                         continue;
                     }
@@ -703,6 +753,15 @@ final class UcxConnection {
             }
         } finally {
             unlock(writeLock);
+        }
+    }
+
+    /** Under the write lock, with no send in flight: a send staging buffer fit for {@code need} bytes if it can. */
+    private void growSend(int need) {
+        ByteBuffer b = grown(sbuf, need);
+        if (b != sbuf) {
+            sbuf = b;
+            saddr = UcxUtils.getAddress(b);
         }
     }
 

@@ -34,7 +34,7 @@ public final class Peer {
                     Integer.parseInt(a[4]));
             case "fuzz" -> fuzz(java.nio.file.Path.of(a[1]), Integer.parseInt(a[2]), Long.parseLong(a[3]));
             case "bind" -> bind(Integer.parseInt(a[1]));
-            case "scarce" -> scarce(Integer.parseInt(a[1]));
+            case "scarce" -> scarce(Integer.parseInt(a[1]), a.length > 2 ? Integer.parseInt(a[2]) : 64);
             case "stall" -> org.sdp4j.ucx.attack.Attacker.main(a); // the same account's idle connections
             default -> throw new IllegalArgumentException(a[0]);
         }
@@ -66,7 +66,7 @@ public final class Peer {
         }
     }
 
-    static void scarce(int n) throws Exception {
+    static void scarce(int n, int size) throws Exception {
         UcxSocketTest.rules();
         org.sdp4j.Sdp4j.configure(org.sdp4j.conf.ConfigParser.parse("scarce.conf",
                 "use ucx server * *:*\nuse ucx client * *:*\n"), org.sdp4j.conf.ProgramIdentity.of("scarce"));
@@ -99,10 +99,18 @@ public final class Peer {
             for (int i = 0; i < n; i++) {
                 java.net.Socket c = new java.net.Socket(lo, ss.getLocalPort());
                 open.add(c);
-                byte[] m = new byte[64];
+                byte[] m = new byte[size];
                 new Random(i).nextBytes(m);
-                c.getOutputStream().write(m);
-                byte[] back = c.getInputStream().readNBytes(64);
+                Thread w = new Thread(() -> { // large writes: a UCX write may wait for the echo to be read
+                    try {
+                        c.getOutputStream().write(m);
+                    } catch (IOException e) {
+                        System.out.println("ECHO FAILED " + e);
+                    }
+                });
+                w.start();
+                byte[] back = c.getInputStream().readNBytes(size);
+                w.join();
                 if (java.util.Arrays.equals(m, back)) {
                     echoed++;
                 }

@@ -21,11 +21,14 @@ import org.junit.jupiter.api.Timeout;
  * works and no OutOfMemoryError reaches a thread. Before, 256 connects after 1,000 open connections (the
  * concurrency benchmark, -Xmx512m) threw OutOfMemoryError in handshake and application threads, and a client
  * whose server-side handshake died so read end-of-stream on a connection it had been given.
- * A JVM of its own: the limit is a JVM option. Each UCX connection end takes two 256 KiB staging buffers, so
- * 3 MiB holds a few connections (both ends in this JVM) of the 12.
+ * A JVM of its own: the limit is a JVM option. Each UCX connection end takes two staging buffers of 16 KiB, each
+ * growing to 256 KiB with a large transfer when memory allows: 3 MiB holds some of the 48 connections (both ends in
+ * this JVM) that each echo 256 KiB, and some buffers cannot grow (the transfer then takes more, smaller sends).
  */
 @Timeout(value = 120, unit = TimeUnit.SECONDS)
 class UcxDirectMemoryTest {
+    static final int CONNECTIONS = 48;
+
     @Test
     void connectionsBeyondTheDirectMemoryLimitGoToTcpAndEveryOneWorks() throws Exception {
         Path err = Files.createTempFile("ucx-direct", ".err");
@@ -33,7 +36,7 @@ class UcxDirectMemoryTest {
                 "--add-opens", "java.base/java.net=ALL-UNNAMED", "--add-exports", "java.base/sun.nio.ch=ALL-UNNAMED",
                 "--add-opens", "java.base/sun.nio.ch=ALL-UNNAMED", "-XX:MaxDirectMemorySize=3m", "-cp",
                 System.getProperty("surefire.test.class.path", System.getProperty("java.class.path")),
-                Peer.class.getName(), "scarce", "12"));
+                Peer.class.getName(), "scarce", Integer.toString(CONNECTIONS), Integer.toString(256 << 10)));
         Process p = new ProcessBuilder(cmd).redirectError(err.toFile()).start();
         String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
         assertTrue(p.waitFor(100, TimeUnit.SECONDS), "the peer JVM did not finish");
@@ -44,9 +47,9 @@ class UcxDirectMemoryTest {
         assertFalse(out.contains("ECHO FAILED"), out);
         Matcher m = Pattern.compile("ECHOED (\\d+) UCX (\\d+)").matcher(out);
         assertTrue(m.find(), out + stderr);
-        assertEquals(12, Integer.parseInt(m.group(1)), "every connection echoed, on UCX or TCP: " + out);
+        assertEquals(CONNECTIONS, Integer.parseInt(m.group(1)), "every connection echoed, on UCX or TCP: " + out);
         long ucxEnds = Long.parseLong(m.group(2));
-        assertTrue(ucxEnds >= 2 && ucxEnds < 24, () -> "some connections on UCX, not all: " + ucxEnds + " ends\n"
+        assertTrue(ucxEnds >= 2 && ucxEnds < 2 * CONNECTIONS, () -> "some connections on UCX, not all: " + ucxEnds + " ends\n"
                 + stderr);
     }
 }

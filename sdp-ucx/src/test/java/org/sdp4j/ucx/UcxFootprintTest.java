@@ -23,8 +23,8 @@ import org.sdp4j.conf.ConfigParser;
 import org.sdp4j.conf.ProgramIdentity;
 
 /**
- * What one UCX connection costs in shared memory, counted from /proc/self/maps (a measure noise cannot blur), and
- * the {@code sdp4j.ucx.config} list that keeps it small (issue 13: a worker per connection end must not add up to a
+ * What one UCX connection costs in shared memory, counted from /proc/self/maps, and in direct memory (measures
+ * noise cannot blur), and the {@code sdp4j.ucx.config} list that keeps the first small (issue 13: a worker per connection end must not add up to a
  * collapse at 1,000 connections).
  */
 @Timeout(value = 120, unit = TimeUnit.SECONDS)
@@ -51,13 +51,25 @@ class UcxFootprintTest {
         return total;
     }
 
+    /** Bytes of the JVM's direct buffers in use (the staging buffers; -XX:MaxDirectMemorySize bounds them). */
+    static long directMemoryUsed() {
+        for (java.lang.management.BufferPoolMXBean b : java.lang.management.ManagementFactory.getPlatformMXBeans(
+                java.lang.management.BufferPoolMXBean.class)) {
+            if (b.getName().equals("direct")) {
+                return b.getMemoryUsed();
+            }
+        }
+        throw new IllegalStateException("no direct buffer pool");
+    }
+
     /**
      * A connection (two ends, two workers, both in this process) maps less than 2 MiB of shared memory. With UCX's
      * defaults a worker mapped 4.1 MiB (512 receive buffers of 8 KiB up front), 8.4 MiB a connection: 8 GiB of
-     * /dev/shm for 1,000 connections, and most of a handshake's CPU.
+     * /dev/shm for 1,000 connections, and most of a handshake's CPU. Its four staging buffers start small (they
+     * were 256 KiB each: 1 MiB of direct memory per connection before it moved a byte).
      */
     @Test
-    void aConnectionMapsLessThanTwoMebibytesOfSharedMemory() throws Exception {
+    void anIdleConnectionMapsLessThanTwoMebibytesOfSharedMemoryAndHoldsLittleDirectMemory() throws Exception {
         WorkerPool.drain(); // pooled workers would be reused, not created
         int pool = WorkerPool.MAX_IDLE;
         List<Socket> open = new ArrayList<>();
@@ -67,6 +79,7 @@ class UcxFootprintTest {
             open.add(c0);
             open.add(ss.accept());
             long before = sharedMemoryMapped();
+            long directBefore = directMemoryUsed();
             long established = UcxConnection.ESTABLISHED.get();
             for (int i = 0; i < CONNECTIONS; i++) {
                 open.add(new Socket(InetAddress.getLoopbackAddress(), ss.getLocalPort()));
@@ -78,6 +91,10 @@ class UcxFootprintTest {
                     + " KiB of /dev/shm (pool " + pool + ", -Dsdp4j.ucx.config=" + System.getProperty(
                     "sdp4j.ucx.config", Ucx.DEFAULT_CONFIG) + ")");
             assertTrue(perConnection > 0, "no shared memory counted: is posix still in sdp4j.ucx.tls?");
+            long direct = (directMemoryUsed() - directBefore) / CONNECTIONS;
+            assertTrue(direct < 128 << 10, "a UCX connection that moved nothing holds " + (direct >> 10)
+                    + " KiB of direct memory (4 staging buffers start at " + UcxConnection.STAGING_INITIAL / 1024
+                    + " KiB)");
         } finally {
             for (Socket s : open) {
                 s.close();
