@@ -68,6 +68,41 @@ class UcxTransportTest {
         }
     }
 
+    /**
+     * Issue 13: a JDBC application on virtual threads, as Spring Boot or Helidon run one. 32 virtual threads on two
+     * carriers share a HikariCP pool of 10 IBM JCC connections to Derby, both JVMs on `use ucx`; every request's row
+     * is read back and checked, and every pooled connection is on UCX.
+     */
+    @Test
+    void aHikariPoolOnVirtualThreadsRunsTheJccWorkloadOverUcx() {
+        org.junit.jupiter.api.Assumptions.assumeTrue(Runtime.version().feature() >= 21,
+                "virtual threads: Java 21+ (./test.sh's Temurin 21 and 25 passes)");
+        int threads = 32, pool = 10, requests = 8;
+        Path serverConf = E2e.conf(dir, "derby-ucx-pool.conf",
+                "log min-level 7 destination stderr",
+                "use ucx server * *:*");
+        try (DerbyServer derby = DerbyServer.start(dir, serverConf)) {
+            Path conf = E2e.conf(dir, "client-ucx-pool.conf",
+                    "log min-level 7 destination stderr",
+                    "use ucx client * 127.0.0.1:" + derby.port(),
+                    "use sdp client * *:*");
+            JvmResult r = JvmLauncher.main("db2-ucx-pool", org.sdp4j.e2e.apps.PooledVirtualWorkloadMain.class)
+                    .jvmArg("-Djdk.virtualThreadScheduler.parallelism=2")
+                    .args(derby.url(), Integer.toString(threads), Integer.toString(pool), Integer.toString(requests),
+                            "user=app", "password=app", "securityMechanism=3",
+                            "retrieveMessagesFromServerOnGetMessage=true")
+                    .agent("conf=" + conf).run();
+            r.assertExit(0);
+            assertEquals(Integer.toString(threads * requests), E2e.value(r, "POOLED"), r.describe());
+            assertEquals(Integer.toString(threads * requests), E2e.value(r, "COUNTED"), r.describe());
+            List<DecisionLog.Decision> ds = E2e.assertClientDecisions(r, derby.port(), 2, "ucx");
+            assertTrue(ds.size() >= pool, "the pool's connections: " + ds.size() + "\n" + r.describe());
+            for (DecisionLog.Decision d : ds) {
+                assertEquals("ucx", d.transport(), "every pooled connection on UCX: " + d.raw());
+            }
+        }
+    }
+
     private static boolean matches(String line, String dir, int port) {
         Matcher m = UCX_LINE.matcher(line);
         return m.find() && m.group(1).equals(dir) && m.group(2).equals(Integer.toString(port));

@@ -136,6 +136,9 @@ final class Handshake {
         UcpEndpoint ep = null;
         try {
             // receive and send staging, before anything the peer would take as success
+            if (!UcxConnection.directRoom(2L * UcxConnection.STAGING_INITIAL)) {
+                throw new SocketException("UCX " + where + ": " + UcxConnection.noDirectRoom());
+            }
             ByteBuffer[] staging = {UcxConnection.staging(), UcxConnection.staging()};
             w = WorkerPool.take();
             WorkerAddress t = template(w);

@@ -38,6 +38,17 @@ final class UcxConnection {
      */
     static final int STAGING_INITIAL = Math.min(STAGING, org.sdp4j.transport.Props.intProperty(
             "sdp4j.ucx.buffer.initial", 16 * 1024, 4096));
+    /**
+     * The share of the JVM's direct memory (percent, {@code sdp4j.ucx.directShare}, default 75) beyond which no
+     * staging buffer is taken: a new connection goes to TCP and a buffer stops growing. The rest is the JDK's own:
+     * its TCP sockets take a temporary direct buffer for each read and write (JDK 17: of the write's size up to
+     * 128 KiB), so UCX staging that filled direct memory made the TCP connections it fell back to fail with
+     * OutOfMemoryError (UcxDirectMemoryTest on JDK 17).
+     */
+    static final int DIRECT_SHARE = Math.min(100, org.sdp4j.transport.Props.intProperty("sdp4j.ucx.directShare", 75,
+            1));
+    private static final java.lang.management.BufferPoolMXBean DIRECT_POOL = directPool();
+    private static final long DIRECT_ROOM = directLimit() / 100 * DIRECT_SHARE;
     static final long SPIN_NANOS = org.sdp4j.transport.Props.intProperty("sdp4j.ucx.poll", 100, 0) * 1000L;
     private static final int CLOSED = 1 << 30;
     private static final long CLOSE_BOUND_NANOS = 1_000_000_000L;
@@ -171,6 +182,9 @@ final class UcxConnection {
         while (size < need && size < STAGING) {
             size <<= 1;
         }
+        if (!directRoom(Math.min(size, STAGING))) {
+            return b;
+        }
         try {
             return ByteBuffer.allocateDirect(Math.min(size, STAGING));
         } catch (OutOfMemoryError e) {
@@ -179,6 +193,63 @@ final class UcxConnection {
             }
             return b;
         }
+    }
+
+    private static java.lang.management.BufferPoolMXBean directPool() {
+        try {
+            for (java.lang.management.BufferPoolMXBean b : java.lang.management.ManagementFactory
+                    .getPlatformMXBeans(java.lang.management.BufferPoolMXBean.class)) {
+                if (b.getName().equals("direct")) {
+                    return b;
+                }
+            }
+        } catch (RuntimeException | LinkageError e) {
+            // no java.management: only the JVM's own OutOfMemoryError then limits staging
+        }
+        return null;
+    }
+
+    /** -XX:MaxDirectMemorySize, or the JVM's default for it (the maximum heap). */
+    static long directLimit() {
+        long limit = Runtime.getRuntime().maxMemory();
+        try {
+            for (String a : java.lang.management.ManagementFactory.getRuntimeMXBean().getInputArguments()) {
+                if (a.startsWith("-XX:MaxDirectMemorySize=")) {
+                    long v = parseSize(a.substring(a.indexOf('=') + 1));
+                    if (v > 0) {
+                        limit = v;
+                    }
+                }
+            }
+        } catch (RuntimeException | LinkageError e) {
+            // the default stands
+        }
+        return limit;
+    }
+
+    static long parseSize(String v) {
+        String t = v.trim().toLowerCase(java.util.Locale.ROOT);
+        long unit = 1;
+        if (!t.isEmpty() && "kmgt".indexOf(t.charAt(t.length() - 1)) >= 0) {
+            unit = 1L << (10 * ("kmgt".indexOf(t.charAt(t.length() - 1)) + 1));
+            t = t.substring(0, t.length() - 1);
+        }
+        try {
+            return Long.parseLong(t) * unit;
+        } catch (NumberFormatException e) {
+            return -1;
+        }
+    }
+
+    /** Whether {@code bytes} more of staging leaves the JDK its share of direct memory. */
+    static boolean directRoom(long bytes) {
+        return DIRECT_POOL == null || DIRECT_POOL.getMemoryUsed() + bytes <= DIRECT_ROOM;
+    }
+
+    static String noDirectRoom() {
+        return "direct memory is " + (DIRECT_POOL == null ? "?" : DIRECT_POOL.getMemoryUsed() / 1024) + " KiB used "
+                + "of " + DIRECT_ROOM / 1024 + " KiB that UCX staging may bring it to (" + DIRECT_SHARE + "% of "
+                + "-XX:MaxDirectMemorySize, -Dsdp4j.ucx.directShare; the rest is for the JDK's own socket I/O)";
     }
 
     static boolean isDirectMemory(OutOfMemoryError e) {

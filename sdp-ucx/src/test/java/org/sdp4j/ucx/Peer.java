@@ -101,14 +101,25 @@ public final class Peer {
                 open.add(c);
                 byte[] m = new byte[size];
                 new Random(i).nextBytes(m);
-                Thread w = new Thread(() -> { // large writes: a UCX write may wait for the echo to be read
+                // written by a thread of its own (a large UCX write may wait for the echo to be read), in 8 KiB
+                // pieces (the JDK's TCP socket takes a temporary direct buffer of the write's size, up to 128 KiB,
+                // from the same scarce direct memory); a failed write closes the socket, so the read below ends
+                Thread w = new Thread(() -> {
                     try {
-                        c.getOutputStream().write(m);
-                    } catch (IOException e) {
+                        for (int off = 0; off < size; off += 8192) {
+                            c.getOutputStream().write(m, off, Math.min(8192, size - off));
+                        }
+                    } catch (IOException | RuntimeException | OutOfMemoryError e) {
                         System.out.println("ECHO FAILED " + e);
+                        try {
+                            c.close();
+                        } catch (IOException ignore) {
+                            // the read reports it
+                        }
                     }
                 });
                 w.start();
+                c.setSoTimeout(60_000);
                 byte[] back = c.getInputStream().readNBytes(size);
                 w.join();
                 if (java.util.Arrays.equals(m, back)) {

@@ -4,7 +4,6 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -37,11 +36,17 @@ class UcxDirectMemoryTest {
                 "--add-opens", "java.base/sun.nio.ch=ALL-UNNAMED", "-XX:MaxDirectMemorySize=3m", "-cp",
                 System.getProperty("surefire.test.class.path", System.getProperty("java.class.path")),
                 Peer.class.getName(), "scarce", Integer.toString(CONNECTIONS), Integer.toString(256 << 10)));
-        Process p = new ProcessBuilder(cmd).redirectError(err.toFile()).start();
-        String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-        assertTrue(p.waitFor(100, TimeUnit.SECONDS), "the peer JVM did not finish");
+        Path outFile = Files.createTempFile("ucx-direct", ".out");
+        Process p = new ProcessBuilder(cmd).redirectError(err.toFile()).redirectOutput(outFile.toFile()).start();
+        boolean finished = p.waitFor(100, TimeUnit.SECONDS);
+        if (!finished) {
+            p.destroyForcibly().waitFor(); // a hung peer must fail this test, not hang the build
+        }
+        String out = Files.readString(outFile);
         String stderr = Files.readString(err);
         Files.delete(err);
+        Files.delete(outFile);
+        assertTrue(finished, () -> "the peer JVM did not finish within 100 s\n" + out + stderr);
         assertEquals(0, p.exitValue(), () -> "exit " + p.exitValue() + "\n" + out + stderr);
         assertFalse(stderr.contains("OutOfMemoryError") || out.contains("OutOfMemoryError"), stderr);
         assertFalse(out.contains("ECHO FAILED"), out);

@@ -117,6 +117,16 @@ class UcxFootprintTest {
     }
 
     @Test
+    void maxDirectMemorySizeIsReadAsTheJvmReadsIt() {
+        assertEquals(3L << 20, UcxConnection.parseSize("3m"));
+        assertEquals(512L << 10, UcxConnection.parseSize("512K"));
+        assertEquals(2L << 30, UcxConnection.parseSize("2g"));
+        assertEquals(4096, UcxConnection.parseSize("4096"));
+        assertEquals(-1, UcxConnection.parseSize("lots"));
+        assertTrue(UcxConnection.directLimit() > 0);
+    }
+
+    @Test
     void aMalformedListIsRefusedNamingTheItem() {
         for (String bad : new String[] {"MM_FIFO_SIZE", "=3", "MM_FIFO_SIZE=", "mm_fifo_size=3", "A B=1"}) {
             IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> Ucx.config(bad,
