@@ -136,6 +136,10 @@ final class Handshake {
         UcpEndpoint ep = null;
         try {
             // receive and send staging, before anything the peer would take as success
+            String noFds = Descriptors.refusal();
+            if (noFds != null) {
+                throw new SocketException("UCX " + where + ": " + noFds);
+            }
             if (!UcxConnection.directRoom(2L * UcxConnection.STAGING_INITIAL)) {
                 throw new SocketException("UCX " + where + ": " + UcxConnection.noDirectRoom());
             }

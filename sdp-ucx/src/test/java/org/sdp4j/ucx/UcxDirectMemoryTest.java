@@ -16,7 +16,8 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
 /**
- * A JVM whose direct memory runs out holds its UCX connections and sends the next ones to TCP: every connection
+ * A JVM whose direct memory (or file descriptor budget) runs out holds its UCX connections and sends the next ones
+ * to TCP: every connection
  * works and no OutOfMemoryError reaches a thread. Before, 256 connects after 1,000 open connections (the
  * concurrency benchmark, -Xmx512m) threw OutOfMemoryError in handshake and application threads, and a client
  * whose server-side handshake died so read end-of-stream on a connection it had been given.
@@ -30,12 +31,28 @@ class UcxDirectMemoryTest {
 
     @Test
     void connectionsBeyondTheDirectMemoryLimitGoToTcpAndEveryOneWorks() throws Exception {
+        scarce(List.of(), "-XX:MaxDirectMemorySize=3m", 256 << 10);
+    }
+
+    /**
+     * A UCX connection end holds about 8 file descriptors, a TCP socket 1. In a JVM limited to 400 (ulimit -n), UCX
+     * stops at half of them and the rest of the 48 connections go to TCP, all working. Before, UCX took descriptors
+     * until none was left and the application's own TCP connects and accepts failed with "Too many open files" (the
+     * concurrency benchmark at 1,000 connections; here: the same JVM with -Dsdp4j.ucx.fdShare=100).
+     */
+    @Test
+    void connectionsBeyondTheDescriptorBudgetGoToTcpAndEveryOneWorks() throws Exception {
+        scarce(List.of("bash", "-c", "ulimit -n 400 && exec \"$0\" \"$@\""), "-Dsdp4j.ucx.fdShare=50", 64 << 10);
+    }
+
+    private static void scarce(List<String> prefix, String limit, int size) throws Exception {
         Path err = Files.createTempFile("ucx-direct", ".err");
-        List<String> cmd = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+        List<String> cmd = new ArrayList<>(prefix);
+        cmd.addAll(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
                 "--add-opens", "java.base/java.net=ALL-UNNAMED", "--add-exports", "java.base/sun.nio.ch=ALL-UNNAMED",
-                "--add-opens", "java.base/sun.nio.ch=ALL-UNNAMED", "-XX:MaxDirectMemorySize=3m", "-cp",
+                "--add-opens", "java.base/sun.nio.ch=ALL-UNNAMED", limit, "-cp",
                 System.getProperty("surefire.test.class.path", System.getProperty("java.class.path")),
-                Peer.class.getName(), "scarce", Integer.toString(CONNECTIONS), Integer.toString(256 << 10)));
+                Peer.class.getName(), "scarce", Integer.toString(CONNECTIONS), Integer.toString(size)));
         Path outFile = Files.createTempFile("ucx-direct", ".out");
         Process p = new ProcessBuilder(cmd).redirectError(err.toFile()).redirectOutput(outFile.toFile()).start();
         boolean finished = p.waitFor(100, TimeUnit.SECONDS);

@@ -1,0 +1,57 @@
+package org.sdp4j.ucx;
+
+import java.lang.management.ManagementFactory;
+import java.lang.management.OperatingSystemMXBean;
+
+/**
+ * File descriptors a UCX connection may take. A UCX connection end holds about 8 (its worker's event descriptors,
+ * the posix shared-memory segments kept open so the peer can map them through /proc/PID/fd, the rendezvous socket;
+ * {@code UcxFootprintTest} counts them) where a TCP socket holds 1: 1,000 connections with both ends in one JVM took
+ * 16,000, and the concurrency benchmark's JVM (limit 20,000) then failed the application's own TCP accepts and
+ * connects with "Too many open files". UCX therefore stops at {@code sdp4j.ucx.fdShare} percent (default 50) of the
+ * process's descriptor limit: beyond, a connection goes to TCP, which needs one.
+ */
+final class Descriptors {
+    static final int SHARE = Math.min(100, org.sdp4j.transport.Props.intProperty("sdp4j.ucx.fdShare", 50, 1));
+    /** Descriptors one connection end is expected to add (measured, rounded up). */
+    static final int PER_END = 8;
+    private static final com.sun.management.UnixOperatingSystemMXBean OS = os();
+    /** Counting is O(descriptors): below a quarter of the limit, only every 32nd check counts. */
+    private static final java.util.concurrent.atomic.AtomicInteger CALLS = new java.util.concurrent.atomic.AtomicInteger();
+    private static volatile long lastCount;
+
+    private Descriptors() {}
+
+    private static com.sun.management.UnixOperatingSystemMXBean os() {
+        try {
+            OperatingSystemMXBean b = ManagementFactory.getOperatingSystemMXBean();
+            return b instanceof com.sun.management.UnixOperatingSystemMXBean u ? u : null;
+        } catch (RuntimeException | LinkageError e) {
+            return null; // no jdk.management: only EMFILE itself then limits UCX
+        }
+    }
+
+    /** Null when a new connection end may take its descriptors; else why not. */
+    static String refusal() {
+        if (OS == null) {
+            return null;
+        }
+        long max = OS.getMaxFileDescriptorCount();
+        if (max <= 0 || max == Long.MAX_VALUE) {
+            return null;
+        }
+        long last = lastCount;
+        if (last < max / 4 && (CALLS.incrementAndGet() & 31) != 0) {
+            return null;
+        }
+        long open = OS.getOpenFileDescriptorCount();
+        lastCount = open;
+        long room = max / 100 * SHARE;
+        if (open + PER_END > room) {
+            return open + " file descriptors open of " + max + " (ulimit -n); UCX takes about " + PER_END
+                    + " per connection end and stops at " + SHARE + "% of the limit (-Dsdp4j.ucx.fdShare), leaving "
+                    + "the rest to TCP and the application";
+        }
+        return null;
+    }
+}
