@@ -8,11 +8,11 @@ import java.lang.management.OperatingSystemMXBean;
  * the posix shared-memory segments kept open so the peer can map them through /proc/PID/fd, the rendezvous socket;
  * {@code UcxFootprintTest} counts them) where a TCP socket holds 1: 1,000 connections with both ends in one JVM took
  * 16,000, and the concurrency benchmark's JVM (limit 20,000) then failed the application's own TCP accepts and
- * connects with "Too many open files". UCX therefore stops at {@code sdp4j.ucx.fdShare} percent (default 50) of the
+ * connects with "Too many open files". UCX therefore stops at {@code sdp4j.ucx.fdShare} percent (default 90) of the
  * process's descriptor limit: beyond, a connection goes to TCP, which needs one.
  */
 final class Descriptors {
-    static final int SHARE = Math.min(100, org.sdp4j.transport.Props.intProperty("sdp4j.ucx.fdShare", 50, 1));
+    static final int SHARE = Math.min(100, org.sdp4j.transport.Props.intProperty("sdp4j.ucx.fdShare", 90, 1));
     /** Descriptors one connection end is expected to add (measured, rounded up). */
     static final int PER_END = 8;
     private static final com.sun.management.UnixOperatingSystemMXBean OS = os();

@@ -37,8 +37,9 @@ final class Handshake {
 
     /**
      * Client side, in two bounded phases. Finding out whether UCX can serve — the listener's owner, its rendezvous
-     * socket, the peer's credentials, and the listener's acknowledgement that it has queued this connection — within
-     * {@code timeoutMillis} (the {@code both} attempt bound; 0: the handshake bound). Then being served: within the
+     * socket taking the connect (the kernel queues it for the listener's acceptor), the peer's credentials — within
+     * {@code timeoutMillis} (the {@code both} attempt bound; 0: the handshake bound). Then being served (the
+     * listener's acknowledgement, its hello, the wire-up): within the
      * application's own connect timeout ({@link Router#callerTimeoutMillis()}; without one,
      * {@link Rendezvous#QUEUE_MILLIS}), so that a connect queued behind a burst of others is not sent to TCP for it.
      * The client learns from the kernel who owns the TCP listener of {@code addr:port}, looks for the rendezvous only
@@ -127,8 +128,7 @@ final class Handshake {
 
     /**
      * Exchanges and checks worker addresses, creates and wires up the endpoint; no UCX exception escapes. A client
-     * waits for the listener's {@link Rendezvous#QUEUED} byte until {@code deadline}, then for the rest until
-     * {@code servedBy}.
+     * waits for the listener's {@link Rendezvous#QUEUED} byte, its hello and the wire-up until {@code servedBy}.
      */
     static UcxConnection handshake(SocketChannel ch, long deadline, long servedBy, String where, boolean client)
             throws IOException {
@@ -150,8 +150,11 @@ final class Handshake {
             Rendezvous.Peer peer;
             if (client) {
                 Rendezvous.writeFully(ch, Rendezvous.hello(w.getAddress(), id));
+                // UCX can serve: the listener's socket took the connect and its owner is the TCP listener's (checked
+                // by the caller). The rest waits as a TCP connect to a busy listener does: its acceptor may be
+                // behind a burst too (1,000 platform threads on two cores kept it from its ack for 2 s)
+                deadline = servedBy;
                 Rendezvous.readQueued(ch, deadline, where);
-                deadline = servedBy; // UCX can serve: a live listener of the right account has queued this connect
                 peer = Rendezvous.readHello(ch, deadline, where, t);
                 ep = w.newEndpoint(new UcpEndpointParams().setUcpAddress(peer.workerAddress()));
             } else {
