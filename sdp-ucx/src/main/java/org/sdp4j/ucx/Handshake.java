@@ -122,7 +122,7 @@ final class Handshake {
 
     /** Server side, for an admitted connection taken off the queue: the whole handshake within its bound. */
     static UcxConnection serve(SocketChannel ch, String where) throws IOException {
-        long deadline = System.nanoTime() + Rendezvous.HANDSHAKE_MILLIS * 1_000_000L;
+        long deadline = System.nanoTime() + Rendezvous.SERVE_MILLIS * 1_000_000L;
         return handshake(ch, deadline, deadline, where, false);
     }
 
@@ -163,6 +163,26 @@ final class Handshake {
                 Rendezvous.writeFully(ch, Rendezvous.hello(w.getAddress(), id));
             }
             ByteBuffer early = wireUp(w, ep, ch, deadline, where);
+            if (client) {
+                // the listener's word that its side is made too: without it, a listener whose handshake thread ran
+                // out of time just after the exchange (1,000 handshakes on two cores) left the client a connection
+                // whose peer was already gone
+                byte first;
+                if (early.position() > 0) {
+                    first = early.get(0);
+                } else {
+                    ByteBuffer r = ByteBuffer.allocate(1);
+                    Rendezvous.readFully(ch, r, deadline, where);
+                    first = r.get(0);
+                }
+                if (first != Rendezvous.READY) {
+                    throw new SocketException("UCX rendezvous " + where + ": the listener did not confirm the "
+                            + "connection (byte " + (first & 0xff) + ")");
+                }
+                early = ByteBuffer.allocate(1);
+            } else {
+                Rendezvous.writeFully(ch, ByteBuffer.wrap(new byte[] {Rendezvous.READY}));
+            }
             UcxConnection c = new UcxConnection(w, ep, ch, id, peer.id(), staging);
             if (early.position() > 0) {
                 c.pendingControl = early.flip(); // the start of the peer's end-of-stream marker, for the watchdog

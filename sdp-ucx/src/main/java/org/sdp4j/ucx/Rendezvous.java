@@ -46,18 +46,28 @@ final class Rendezvous {
     static final long MAGIC = 0x5344503455435831L; // "SDP4UCX1"
     /**
      * 2: rendezvous by account, peer credentials checked, worker address validated. 3: the listener acknowledges a
-     * connection it has taken into its handshake queue with one {@link #QUEUED} byte before its hello.
+     * connection it has taken into its handshake queue with one {@link #QUEUED} byte before its hello. 4: and confirms
+     * with one {@link #READY} byte that its side is made, after the wire-up, before the client's connect returns.
      */
-    static final int VERSION = 3;
+    static final int VERSION = 4;
     static final byte FIN = 1;
     /** The listener's first byte on a rendezvous connection: alive, the client's account checked, queued. */
     static final byte QUEUED = 'Q';
+    /** The listener's last handshake byte: its side of the connection is made (the client's connect may return). */
+    static final byte READY = 'R';
     /**
      * Handshake bound ({@code sdp4j.ucx.handshake}, default 5 s): both ends are local processes; anything slower is a
      * stuck peer or a machine so loaded that TCP is the better choice. A connect uses the smaller of this and its
      * own timeout.
      */
     static final int HANDSHAKE_MILLIS = org.sdp4j.transport.Props.intProperty("sdp4j.ucx.handshake", 5000, 100);
+    /**
+     * The listener's bound of one handshake it serves, from when a handshake thread takes it ({@code sdp4j.ucx.serve},
+     * default 30 s): the client it waits for is a same-account process that may itself be queued for a CPU. At 5 s,
+     * 1,000 virtual-thread clients on two carriers (JDK 21) sent 16-26 of their connections to TCP; a stalled client
+     * holds one of the {@link HandshakeServer#MAX_PARALLEL} threads this long, the rest queue.
+     */
+    static final int SERVE_MILLIS = org.sdp4j.transport.Props.intProperty("sdp4j.ucx.serve", 30_000, 100);
     /**
      * How long a client waits, once the listener acknowledged it ({@link #QUEUED}), for the handshake to be served
      * when the application gave no connect timeout ({@code sdp4j.ucx.queue}, default 60 s). A burst of connects
