@@ -51,12 +51,6 @@ class UcxFootprintTest {
         return total;
     }
 
-    static long openDescriptors() throws IOException {
-        try (java.util.stream.Stream<Path> s = Files.list(Path.of("/proc/self/fd"))) {
-            return s.count();
-        }
-    }
-
     /** Bytes of the JVM's direct buffers in use (the staging buffers; -XX:MaxDirectMemorySize bounds them). */
     static long directMemoryUsed() {
         for (java.lang.management.BufferPoolMXBean b : java.lang.management.ManagementFactory.getPlatformMXBeans(
@@ -86,7 +80,7 @@ class UcxFootprintTest {
             open.add(ss.accept());
             long before = sharedMemoryMapped();
             long directBefore = directMemoryUsed();
-            long fdsBefore = openDescriptors();
+            long fdsBefore = org.sdp4j.testing.Growth.openFds();
             long established = UcxConnection.ESTABLISHED.get();
             for (int i = 0; i < CONNECTIONS; i++) {
                 open.add(new Socket(InetAddress.getLoopbackAddress(), ss.getLocalPort()));
@@ -99,7 +93,7 @@ class UcxFootprintTest {
                     "sdp4j.ucx.config", Ucx.DEFAULT_CONFIG) + ")");
             assertTrue(perConnection > 0, "no shared memory counted: is posix still in sdp4j.ucx.tls?");
             System.out.println("UCX footprint per connection (both ends): " + (perConnection >> 10) + " KiB /dev/shm, "
-                    + (openDescriptors() - fdsBefore) / (double) CONNECTIONS + " descriptors");
+                    + (org.sdp4j.testing.Growth.openFds() - fdsBefore) / (double) CONNECTIONS + " descriptors");
             long direct = (directMemoryUsed() - directBefore) / CONNECTIONS;
             assertTrue(direct < 128 << 10, "a UCX connection that moved nothing holds " + (direct >> 10)
                     + " KiB of direct memory (4 staging buffers start at " + UcxConnection.STAGING_INITIAL / 1024
