@@ -47,6 +47,8 @@ final class ReportGroups {
                 steps.add(new Step("NetPipe.channelLatency", "size=64", s.netWarmup, s.netWarmupMs, s.perftestIterations, s.netMs));
             }
             socket.perftest = true;
+            // jucx alone between the two: splits sdp4j's distance from ucx_perftest into jucx's part and sdp4j's
+            steps.add(new Step("JucxPipe.latency", "size=64", s.netWarmup, s.netWarmupMs, s.perftestIterations, s.netMs));
         }
         if (s.groups.contains("users")) {
             for (String b : List.of("insert", "pointSelect")) {

@@ -27,7 +27,7 @@ final class Handshake {
     /** The layout every peer's worker address must have: this process's own (same UCX, same configuration). */
     private static volatile WorkerAddress template;
 
-    private static WorkerAddress template(UcpWorker w) throws SocketException {
+    static WorkerAddress template(UcpWorker w) throws SocketException {
         WorkerAddress t = template;
         if (t == null) {
             template = t = WorkerAddress.template(w.getAddress());
@@ -134,6 +134,7 @@ final class Handshake {
             throws IOException {
         UcpWorker w = null;
         UcpEndpoint ep = null;
+        boolean told = false; // the peer may have our worker's address
         try {
             // receive and send staging, before anything the peer would take as success
             String noFds = Descriptors.refusal();
@@ -149,6 +150,7 @@ final class Handshake {
             int id = UcxConnection.IDS.incrementAndGet() & 0xFFFF;
             Rendezvous.Peer peer;
             if (client) {
+                told = true;
                 Rendezvous.writeFully(ch, Rendezvous.hello(w.getAddress(), id));
                 // UCX can serve: the listener's socket took the connect and its owner is the TCP listener's (checked
                 // by the caller). The rest waits as a TCP connect to a busy listener does: its acceptor may be
@@ -159,7 +161,11 @@ final class Handshake {
                 ep = w.newEndpoint(new UcpEndpointParams().setUcpAddress(peer.workerAddress()));
             } else {
                 peer = Rendezvous.readHello(ch, deadline, where, t);
+                // a client that gave up while queued has half-closed: its worker is held for us (Quarantine),
+                // but an endpoint to it would only wire up to nobody
+                Rendezvous.expectSilence(ch, where);
                 ep = w.newEndpoint(new UcpEndpointParams().setUcpAddress(peer.workerAddress()));
+                told = true;
                 Rendezvous.writeFully(ch, Rendezvous.hello(w.getAddress(), id));
             }
             ByteBuffer early = wireUp(w, ep, ch, deadline, where);
@@ -193,7 +199,6 @@ final class Handshake {
             if (e instanceof OutOfMemoryError oom && !UcxConnection.isDirectMemory(oom)) {
                 throw oom; // the heap: nothing a fallback could help with
             }
-            closeQuietly(ch);
             try {
                 if (ep != null) {
                     ep.closeNonBlockingForce();
@@ -201,12 +206,13 @@ final class Handshake {
             } catch (RuntimeException ignore) {
                 // jucx's UcxException (e.g. "Invalid parameter"): destroying the worker releases the endpoint
             }
-            try {
+            if (w != null && told) {
+                Quarantine.hold(w, ch); // the peer may still attach to it: see there
+            } else {
+                closeQuietly(ch);
                 if (w != null) {
-                    w.close();
+                    WorkerPool.destroy(w);
                 }
-            } catch (RuntimeException ignore) {
-                // nothing more to release
             }
             if (e instanceof IOException io) {
                 throw io;

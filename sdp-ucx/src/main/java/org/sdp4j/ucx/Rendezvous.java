@@ -289,6 +289,25 @@ final class Rendezvous {
         return new Peer(id, addr);
     }
 
+    /**
+     * Between its hello and the wire-up over UCX a client sends nothing: end-of-stream means it gave up (it waited in
+     * the listener's queue past its own bound), a byte is not the protocol.
+     */
+    static void expectSilence(SocketChannel ch, String where) throws IOException {
+        ch.configureBlocking(false);
+        try {
+            int n = ch.read(ByteBuffer.allocate(1));
+            if (n < 0) {
+                throw new SocketException("UCX rendezvous " + where + ": the client gave up before being served");
+            }
+            if (n > 0) {
+                throw new SocketException("UCX rendezvous " + where + ": unexpected byte after the hello");
+            }
+        } finally {
+            ch.configureBlocking(true);
+        }
+    }
+
     /** Writes all of {@code b} to a channel in blocking mode. */
     static void writeFully(SocketChannel ch, ByteBuffer b) throws IOException {
         while (b.hasRemaining()) {

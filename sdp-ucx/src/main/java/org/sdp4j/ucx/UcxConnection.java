@@ -361,11 +361,7 @@ final class UcxConnection {
         if (clean) {
             WorkerPool.give(worker);
         } else {
-            try {
-                worker.close();
-            } catch (RuntimeException ignore) {
-                // nothing more can be released
-            }
+            WorkerPool.destroy(worker);
         }
         Watchdog.retire(control); // the watchdog closes it: see there why not this thread
     }

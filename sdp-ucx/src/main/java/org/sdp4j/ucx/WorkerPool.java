@@ -12,10 +12,17 @@ import org.openucx.jucx.ucp.UcpWorkerParams;
  * one; a connection pool that churns, or 10,000 connect/close cycles, would spend its time in UCX's allocator. At most
  * {@code sdp4j.ucx.pool} (default 8) idle workers are kept; a worker comes back only from a connection that closed
  * cleanly, its endpoint closed and no request outstanding.
+ *
+ * <p>A worker serves at most {@code sdp4j.ucx.pool.uses} (default 64) connections: UCX 1.13 frees an endpoint
+ * that the peer connected to only with its worker ("to enable remote endpoints keep sending", ucp_ep.c), so a
+ * pooled worker keeps every endpoint it ever closed, and the peers' FIFOs it attached to, until it is destroyed.
  */
 final class WorkerPool {
     static final int MAX_IDLE = org.sdp4j.transport.Props.intProperty("sdp4j.ucx.pool", 8, 0);
+    static final int MAX_USES = org.sdp4j.transport.Props.intProperty("sdp4j.ucx.pool.uses", 64, 1);
     private static final ArrayDeque<UcpWorker> IDLE = new ArrayDeque<>();
+    /** Connections each live worker has served (under {@code IDLE}'s lock). */
+    private static final java.util.Map<UcpWorker, Integer> USES = new java.util.IdentityHashMap<>();
 
     private WorkerPool() {}
 
@@ -23,22 +30,42 @@ final class WorkerPool {
         synchronized (IDLE) {
             UcpWorker w = IDLE.pollFirst();
             if (w != null) {
+                USES.merge(w, 1, Integer::sum);
                 return w;
             }
         }
+        Quarantine.sweep(); // before a descriptor number can be taken again (see there)
         // MULTI thread mode: a reader, a writer and close() may be in the worker at once
-        return Ucx.context().newWorker(new UcpWorkerParams().requestThreadSafety().requestWakeupRX()
+        UcpWorker w = Ucx.context().newWorker(new UcpWorkerParams().requestThreadSafety().requestWakeupRX()
                 .requestWakeupTX());
+        synchronized (IDLE) {
+            USES.put(w, 1);
+        }
+        return w;
     }
 
     static void give(UcpWorker w) {
         synchronized (IDLE) {
-            if (IDLE.size() < MAX_IDLE) {
+            Integer uses = USES.get(w);
+            if (IDLE.size() < MAX_IDLE && uses != null && uses < MAX_USES) {
                 IDLE.addFirst(w);
                 return;
             }
+            USES.remove(w);
         }
         w.close();
+    }
+
+    /** Destroys a worker that must not serve again (a connection or handshake that did not end cleanly). */
+    static void destroy(UcpWorker w) {
+        synchronized (IDLE) {
+            USES.remove(w);
+        }
+        try {
+            w.close();
+        } catch (RuntimeException ignore) {
+            // nothing more can be released
+        }
     }
 
     /** Closes the idle workers (tests measure descriptors and mappings against an empty pool). */
@@ -47,6 +74,7 @@ final class WorkerPool {
             UcpWorker w;
             synchronized (IDLE) {
                 w = IDLE.pollFirst();
+                USES.remove(w);
             }
             if (w == null) {
                 return;

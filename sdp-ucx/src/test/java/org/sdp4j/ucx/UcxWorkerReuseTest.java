@@ -1,0 +1,157 @@
+package org.sdp4j.ucx;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.DataInputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.ServerSocket;
+import java.net.Socket;
+import java.net.SocketTimeoutException;
+import java.nio.ByteBuffer;
+import java.nio.channels.ServerSocketChannel;
+import java.nio.channels.SocketChannel;
+import java.nio.file.Files;
+import java.util.Random;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.openucx.jucx.UcxUtils;
+import org.openucx.jucx.ucp.UcpEndpoint;
+import org.openucx.jucx.ucp.UcpEndpointParams;
+import org.openucx.jucx.ucp.UcpRequest;
+import org.openucx.jucx.ucp.UcpWorker;
+import org.sdp4j.Sdp4j;
+import org.sdp4j.conf.ConfigParser;
+import org.sdp4j.conf.ProgramIdentity;
+
+/**
+ * Nothing of one connection reaches another through a UCX worker made or reused after it. Without peer error
+ * handling UCX 1.13 names endpoints by their raw addresses in every message, and its posix shared memory names a
+ * worker's FIFO by descriptor number: a peer that attaches to the address of a worker already destroyed reaches the
+ * worker that took the number next (an assertion in ucp_worker_progress aborted a benchmark JVM). See Quarantine.
+ */
+@Timeout(value = 300, unit = TimeUnit.SECONDS)
+class UcxWorkerReuseTest {
+    @BeforeAll
+    static void rules() throws Exception {
+        assertTrue(Ucx.isAvailable(), () -> "UCX must be installed for these tests: " + Ucx.unavailabilityCause());
+        System.setProperty("sdp4j.ucx.dir", Files.createTempDirectory("ucx-rv").toString());
+        Sdp4j.installSocketFactories();
+    }
+
+    @BeforeEach
+    void ucxRules() throws Exception {
+        Sdp4j.configure(ConfigParser.parse("test.conf", "use ucx server * *:*\nuse ucx client * *:*\n"),
+                ProgramIdentity.of("ucx-test"));
+    }
+
+    /**
+     * A client's handshake fails after its hello went out (the listener read it and stayed silent); a new worker is
+     * made at once. A late listener that makes its endpoint from the hello must reach the client's old worker, held
+     * (Quarantine), not the new one: before, the new worker took the old one's descriptor and got the messages.
+     */
+    @Test
+    void aWorkerWhoseHelloWentOutOutlivesAFailedHandshake() throws Exception {
+        Quarantine.sweep();
+        int heldBefore = Quarantine.held();
+        try (ServerSocketChannel l = ServerSocketChannel.open().bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0));
+                SocketChannel client = SocketChannel.open(l.getLocalAddress());
+                SocketChannel listener = l.accept()) {
+            long end = System.nanoTime() + 2_000_000_000L;
+            Future<?> hs = UcxSocketTest.EXEC.submit(() -> Handshake.handshake(client, end, end, "test", true));
+            listener.write(ByteBuffer.wrap(new byte[] {Rendezvous.QUEUED}));
+            UcpWorker late = WorkerPool.take();
+            Rendezvous.Peer hello = Rendezvous.readHello(listener, end, "test", Handshake.template(late));
+            ExecutionException e = assertThrows(ExecutionException.class, () -> hs.get(30, TimeUnit.SECONDS));
+            assertTrue(e.getCause() instanceof SocketTimeoutException, () -> "the handshake's failure: " + e.getCause());
+            assertEquals(heldBefore + 1, Quarantine.held(), "the told worker is held");
+            UcpWorker fresh = WorkerPool.take(); // likely on the descriptor numbers the old worker would have freed
+            UcpEndpoint ep = late.newEndpoint(new UcpEndpointParams().setUcpAddress(hello.workerAddress()));
+            ByteBuffer b = ByteBuffer.allocateDirect(64);
+            UcpRequest s = ep.sendStreamNonBlocking(UcxUtils.getAddress(b), 64, null);
+            int events = 0;
+            for (int i = 0; i < 20_000; i++) {
+                late.progress();
+                events += fresh.progress();
+            }
+            // (the send itself waits for a wire-up nobody answers: the held worker is never progressed)
+            assertEquals(0, events, "messages for the failed handshake's worker reached a new worker");
+            assertEquals(heldBefore + 1, Quarantine.held(), "held while the peer keeps its end open");
+            listener.close(); // the peer is done with the address
+            Quarantine.sweep();
+            late.close(); // its endpoint and the send that never wired up go with it
+            WorkerPool.give(fresh);
+            assertEquals(heldBefore, Quarantine.held(), "released once the peer closed");
+        }
+    }
+
+    @Test
+    void aClientClosingUnderAFloodLeavesTheNextConnectionsIntact() throws Exception {
+        int cycles = Integer.getInteger("sdp4j.test.reuse.cycles", 100);
+        long before = UcxConnection.ESTABLISHED.get();
+        Random rnd = new Random(42);
+        try (ServerSocket ss = UcxSocketTest.listen()) {
+            for (int i = 0; i < cycles; i++) {
+                // 1: the server floods; the client reads a little and closes with the rest in flight
+                Future<?> flood = UcxSocketTest.EXEC.submit(() -> {
+                    try (Socket s = ss.accept()) {
+                        OutputStream out = s.getOutputStream();
+                        byte[] b = new byte[32 * 1024];
+                        for (int k = 0; k < b.length; k++) {
+                            b[k] = (byte) k;
+                        }
+                        while (true) {
+                            out.write(b); // ends with the peer's close
+                        }
+                    } catch (IOException expected) {
+                        return null;
+                    }
+                });
+                try (Socket c = new Socket(ss.getInetAddress(), ss.getLocalPort())) {
+                    byte[] got = new byte[1 + rnd.nextInt(100_000)];
+                    new DataInputStream(c.getInputStream()).readFully(got);
+                    for (int k = 0; k < got.length; k++) {
+                        assertEquals((byte) (k % (32 * 1024)), got[k], "flood byte " + k);
+                    }
+                }
+                flood.get(60, TimeUnit.SECONDS);
+                // 2: the next connection, likely on a worker of the last one, echoes byte for byte
+                Future<?> echo = UcxSocketTest.EXEC.submit(() -> {
+                    try (Socket s = ss.accept()) {
+                        InputStream in = s.getInputStream();
+                        OutputStream out = s.getOutputStream();
+                        byte[] b = new byte[8192];
+                        for (int n; (n = in.read(b)) > 0; ) {
+                            out.write(b, 0, n);
+                        }
+                    }
+                    return null;
+                });
+                try (Socket c = new Socket(ss.getInetAddress(), ss.getLocalPort())) {
+                    byte[] msg = new byte[4096];
+                    rnd.nextBytes(msg);
+                    c.getOutputStream().write(msg);
+                    byte[] back = new byte[msg.length];
+                    new DataInputStream(c.getInputStream()).readFully(back);
+                    assertArrayEquals(msg, back, "echo of cycle " + i);
+                    c.shutdownOutput();
+                    assertEquals(-1, c.getInputStream().read());
+                }
+                echo.get(60, TimeUnit.SECONDS);
+            }
+        }
+        assertEquals(4L * cycles, UcxConnection.ESTABLISHED.get() - before, "every end on UCX");
+    }
+}
