@@ -158,11 +158,11 @@ final class Handshake {
                 deadline = servedBy;
                 Rendezvous.readQueued(ch, deadline, where);
                 peer = Rendezvous.readHello(ch, deadline, where, t);
+                Rendezvous.expectSilence(ch, where); // the listener gave up: its worker may be gone (Quarantine)
                 ep = w.newEndpoint(new UcpEndpointParams().setUcpAddress(peer.workerAddress()));
             } else {
                 peer = Rendezvous.readHello(ch, deadline, where, t);
-                // a client that gave up while queued has half-closed: its worker is held for us (Quarantine),
-                // but an endpoint to it would only wire up to nobody
+                // a client that gave up while queued has half-closed, and its worker may be gone (Quarantine)
                 Rendezvous.expectSilence(ch, where);
                 ep = w.newEndpoint(new UcpEndpointParams().setUcpAddress(peer.workerAddress()));
                 told = true;

@@ -18,14 +18,18 @@ import org.openucx.jucx.ucp.UcpWorker;
  * ({@code (*ep_p)->worker == worker}), and bytes could reach the wrong connection. A listener that dequeues a
  * handshake late, after its client gave up, does exactly that.
  *
- * <p>So a worker whose hello went out is not destroyed when its handshake fails: it is held, with its rendezvous
- * socket half-closed (the peer reads end-of-stream), until the peer closes its end — then it has done all it will
- * with the address — or {@link #MILLIS} passed. Held workers are swept when a new worker is about to be made, the
- * only moment a descriptor number can be taken again; nothing progresses them, so nothing they receive is read.
+ * <p>So each side checks, right before it makes its endpoint, that the other has not given up (no end-of-stream on
+ * the rendezvous socket: {@link Rendezvous#expectSilence}); and a worker whose hello went out is not destroyed at
+ * once when its handshake fails: it is held, its rendezvous socket half-closed (the peer's check sees end-of-stream),
+ * until the peer closes its end — it has then done all it will with the address — or {@link #MILLIS} passed, which
+ * covers a peer thread preempted between its check and its attach. Held workers are swept whenever a new worker
+ * is about to be made, the only moment a descriptor number can be taken again; nothing progresses them, so nothing
+ * they receive is read. The bound is short because held workers hold descriptors: in a burst of failing handshakes
+ * (a listener out of descriptors, its connects left in the kernel's backlog) a long hold fed the shortage.
  */
 final class Quarantine {
-    /** Longer than any honest peer's handshake: a listener's serve bound, a client's wait to be served. */
-    static final long MILLIS = 2L * Math.max(Rendezvous.SERVE_MILLIS, Rendezvous.QUEUE_MILLIS);
+    /** How long a worker is held at most (ms): a peer's check-to-attach, however descheduled. */
+    static final long MILLIS = org.sdp4j.transport.Props.intProperty("sdp4j.ucx.quarantine", 5000, 0);
 
     private record Held(UcpWorker worker, SocketChannel control, long untilNanos) {}
 

@@ -290,15 +290,16 @@ final class Rendezvous {
     }
 
     /**
-     * Between its hello and the wire-up over UCX a client sends nothing: end-of-stream means it gave up (it waited in
-     * the listener's queue past its own bound), a byte is not the protocol.
+     * Between its hello and the wire-up over UCX a peer sends nothing: end-of-stream means it gave up (a client that
+     * waited in the listener's queue past its own bound, a listener past its serve bound), a byte is not the
+     * protocol. Checked right before making an endpoint from the peer's address (see {@link Quarantine}).
      */
     static void expectSilence(SocketChannel ch, String where) throws IOException {
         ch.configureBlocking(false);
         try {
             int n = ch.read(ByteBuffer.allocate(1));
             if (n < 0) {
-                throw new SocketException("UCX rendezvous " + where + ": the client gave up before being served");
+                throw new SocketException("UCX rendezvous " + where + ": the peer gave up during the handshake");
             }
             if (n > 0) {
                 throw new SocketException("UCX rendezvous " + where + ": unexpected byte after the hello");
