@@ -136,7 +136,10 @@ final class Handshake {
         UcpEndpoint ep = null;
         boolean told = false; // the peer may have our worker's address
         try {
-            // receive and send staging, before anything the peer would take as success
+            // receive and send staging, before anything the peer would take as success; held workers first: they
+            // hold descriptors, and a sweep only at the next worker made never came once the budget refused (a
+            // benchmark's JVM stayed out of descriptors for good)
+            Quarantine.sweep();
             String noFds = Descriptors.refusal();
             if (noFds != null) {
                 throw new SocketException("UCX " + where + ": " + noFds);
