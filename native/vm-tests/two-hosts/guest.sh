@@ -19,8 +19,9 @@
 #                   Connector/J on a on 'use sdp': ROWS INSERTs, SELECT, every row checked (native/README.md: why
 #                   the shim, why not PostgreSQL)
 #   pg-preload      (not in the default list) PostgreSQL (Debian) on b under librspreload: FAILS, printing why
-#   ucx             java.net echo a->b on 'use ucx' both ends: must ride UCX, not fall back (needs the cross-host
-#                   rendezvous; until it exists this step FAILS with the reason)
+#   ucx             java.net echo a->b on 'use ucx' both ends: UCX over RDMA across the wire (the cross-host
+#                   rendezvous on RDMA-CM's port space, the TCP connection carrying only the upgrade and end-of-stream)
+#   ucx-probe       (not in the default list) ucx_info and ucx_perftest over rxe0 between the guests
 #   jcc-both-norxe  b's rxe0 removed (rdma link delete): JCC on 'use both' makes a bounded RDMA attempt, falls back,
 #                   the second connection goes straight to TCP (negative cache), every row checked
 set -uo pipefail
@@ -128,17 +129,64 @@ serve_echo_nio() { echo_server nio 7475 sdp; }
 client_echo_nio() { echo_client nio 7475 sdp rsocket; }
 check_echo_nio() { echo_server_check 7475 sdp rsocket; }
 
-expect_ucx="--rdma 7476"
-serve_ucx() { echo_server net 7476 ucx; }
+# ucx: both ends on 'use ucx'. The server's UCX listener also listens on RDMA-CM port 7476 (RDMA_PS_TCP, not the
+# kernel's TCP port); the client claims a TCP source port there, proves it over a TCP connection to 7476, and the
+# stream rides UCX over RDMA (rc_verbs/ud_verbs on rxe0; UCX's tcp transport is not in sdp4j's list across hosts).
+# The capture: RoCEv2 both ways, and TCP payload only on 7476, at most 256 B each way per connection (the upgrade
+# handshake and the end-of-stream marker). sdp4j.both.timeout is raised for the client: under TCG an RDMA-CM
+# connect plus the rendezvous reply takes longer than the 2 s default attempt bound.
+expect_ucx="--upgrade 7476"
+ucx_jvm=(-Dsdp4j.both.timeout=${SDP4J_2H_UCX_ATTEMPT:-30000})
+serve_ucx() {
+  conf $work/ucx-server.conf "use ucx server * $B:7476" 'use tcp server * *:*'
+  timeout 600 "$java" "${jvm[@]}" -javaagent:"$agent"=conf=$work/ucx-server.conf -cp "$tc" \
+    org.sdp4j.rsocket.TwoHostEcho server net $B 7476 2 > "$out/$step-server.log" 2>&1 &
+  srv=$!
+  wait_for_line "$out/$step-server.log" listening 180 || { cat "$out/$step-server.log"; return 1; }
+  grep 'rendezvous on RDMA-CM\|serves this host only' "$out/$step-server.log"
+}
 client_ucx() {
-  echo_client net 7476 ucx ucx; local rc=$?
-  if [ $rc = 3 ] && grep -q "client $B:7476 .*transport=tcp" "$out/$step-client.log"; then
-    echo "UCX across hosts: NOT BUILT — 'use ucx' fell back to TCP:"
-    grep "client $B:7476" "$out/$step-client.log"
-  fi
+  conf $work/ucx-client.conf "use ucx client * $B:7476" 'use tcp client * *:*'
+  timeout 600 "$java" "${jvm[@]}" "${ucx_jvm[@]}" -javaagent:"$agent"=conf=$work/ucx-client.conf -cp "$tc" \
+    org.sdp4j.rsocket.TwoHostEcho client net $B 7476 "$RANDOM$RANDOM" 1048576 r > "$out/$step-client.log" 2>&1
+  local rc=$?
+  cat "$out/$step-client.log"
+  [ $rc = 0 ] || return $rc
+  [ "$(grep -c 'echoed byte for byte' "$out/$step-client.log")" = 2 ] || { echo "not two streams echoed"; return 4; }
+  [ "$(grep -c "client $B:7476 .*family=ucx transport=ucx" "$out/$step-client.log")" = 2 ] ||
+    { echo "the client's decision log does not show two connections with family=ucx transport=ucx to $B:7476"; return 3; }
+  [ "$(grep -c "to $B:7476: UCX over RDMA across hosts" "$out/$step-client.log")" = 2 ] ||
+    { echo "the client's log does not name UCX over RDMA for both connections"; return 3; }
+}
+check_ucx() {
+  echo_server_check 7476 ucx ucx+tcp || return 3
+  [ "$(grep -c "accepted on $B:7476: UCX over RDMA across hosts" "$out/$step-server.log")" = 2 ] ||
+    { echo "the server's log does not show two connections accepted over UCX over RDMA"; return 3; }
+}
+
+# ucx-probe (not in the default list): can UCX 1.13 use rxe0 across the wire at all? ucx_info on each side, then
+# ucx_perftest b->a over rc_verbs/ud_verbs on rxe0 (its own out-of-band exchange is a TCP socket on 13337)
+expect_ucx_probe="--roce"
+ucx_probe_env=(UCX_NET_DEVICES=rxe0:1 UCX_TLS=rc_verbs,ud_verbs,self UCX_SOCKADDR_TLS_PRIORITY=rdmacm)
+serve_ucx_probe() {
+  ucx_info -d 2>&1 | grep -E 'Memory domain|Transport|Device|Component' > "$out/ucx-probe-info.log"
+  cat "$out/ucx-probe-info.log"
+  # one server run per test (the client runs three)
+  (for i in 1 2 3; do env "${ucx_probe_env[@]}" timeout 200 ucx_perftest -p 13337; done) > "$out/$step-server.log" 2>&1 &
+  srv=$!
+  sleep 2; echo listening
+}
+client_ucx_probe() {
+  ucx_info -d 2>&1 | grep -E 'Memory domain|Transport|Device|Component'
+  local t rc=0
+  for t in "stream_bw -s 65536 -n 200" "stream_lat -s 64 -n 2000" "tag_lat -s 64 -n 2000"; do
+    echo "---- ucx_perftest $B -t $t"
+    # shellcheck disable=SC2086
+    env "${ucx_probe_env[@]}" timeout 120 ucx_perftest $B -p 13337 -t $t 2>&1 | tail -n 8 || rc=1
+    sleep 1
+  done
   return $rc
 }
-check_ucx() { echo_server_check 7476 ucx ucx+tcp; }
 
 derby_server() { # PORT SERVER-RULE
   rm -f $work/derby-stop

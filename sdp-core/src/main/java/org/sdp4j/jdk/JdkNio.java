@@ -92,6 +92,65 @@ public final class JdkNio {
         }
     }
 
+    private static final class Adopt {
+        static final java.lang.invoke.MethodHandle NEW;
+        static final Throwable FAILURE;
+
+        static {
+            java.lang.invoke.MethodHandle h = null;
+            Throwable f = null;
+            try {
+                Class<?> c = Class.forName("sun.nio.ch.SocketChannelImpl");
+                h = java.lang.invoke.MethodHandles.privateLookupIn(c, java.lang.invoke.MethodHandles.lookup())
+                        .findConstructor(c, java.lang.invoke.MethodType.methodType(void.class, SelectorProvider.class,
+                                java.net.ProtocolFamily.class, java.io.FileDescriptor.class,
+                                java.net.SocketAddress.class));
+            } catch (ReflectiveOperationException | RuntimeException e) {
+                f = e;
+            }
+            NEW = h;
+            FAILURE = f;
+        }
+    }
+
+    /**
+     * A JDK {@link java.nio.channels.SocketChannel} on the descriptor of a connection the JDK's platform
+     * {@link java.net.SocketImpl} accepted (the JDK's own accept path does the same with a fresh descriptor). Both
+     * share one {@link java.io.FileDescriptor}: closing either marks it closed (-1) for the other, so nothing is
+     * closed twice; the caller keeps {@code accepted} reachable while the channel is open (its cleaner closes the
+     * descriptor) and closes the connection through the channel only. Needs {@code sun.nio.ch} opened to sdp4j.
+     */
+    public static java.nio.channels.SocketChannel adoptAccepted(java.net.SocketImpl accepted)
+            throws java.io.IOException {
+        if (Adopt.NEW == null) {
+            throw new java.io.IOException("cannot make a channel of an accepted socket (sun.nio.ch not opened to "
+                    + "sdp4j?): " + Adopt.FAILURE);
+        }
+        java.net.InetAddress peer = JdkNet.inetAddress(accepted);
+        java.net.ProtocolFamily family = peer instanceof java.net.Inet6Address
+                || !Boolean.getBoolean("java.net.preferIPv4Stack") && isIPv6Socket(accepted)
+                ? java.net.StandardProtocolFamily.INET6 : java.net.StandardProtocolFamily.INET;
+        try {
+            return (java.nio.channels.SocketChannel) Adopt.NEW.invoke(defaultProvider(), family,
+                    JdkNet.fileDescriptor(accepted), new java.net.InetSocketAddress(peer, JdkNet.port(accepted)));
+        } catch (java.io.IOException e) {
+            throw e;
+        } catch (Throwable t) {
+            throw new java.io.IOException("cannot make a channel of an accepted socket: " + t, t);
+        }
+    }
+
+    /** Whether the JDK made its sockets IPv6 (dual-stack) ones: what {@code sun.nio.ch.Net.isIPv6Available} says. */
+    private static boolean isIPv6Socket(java.net.SocketImpl accepted) {
+        try {
+            java.lang.reflect.Method m = Class.forName("sun.nio.ch.Net").getDeclaredMethod("isIPv6Available");
+            m.setAccessible(true);
+            return (Boolean) m.invoke(null);
+        } catch (ReflectiveOperationException | RuntimeException e) {
+            return true;
+        }
+    }
+
     /** The JDK's default provider; throws with the reason and the fix when it cannot be reached. */
     public static SelectorProvider defaultProvider() {
         if (Holder.DEFAULT == null) {

@@ -100,6 +100,21 @@ final class UcxConnection {
     private volatile String gone;
     /** The peer closed in order (marker, then hang-up): its endpoint, maybe its worker, serve others now. */
     private volatile boolean closedByPeer;
+    /**
+     * Across hosts ({@link Upgrade}): the worker is the RDMA context's and is never pooled; the peer's address; the
+     * JDK socket whose descriptor the control channel shares (kept reachable: its cleaner would close it).
+     */
+    volatile boolean remote;
+    volatile java.net.InetAddress peerAddress;
+    volatile Object keepAlive;
+
+    /** What carries this connection, for the decision log. */
+    String carrier() {
+        return remote ? "UCX over RDMA across hosts (tls=" + RemoteUcx.transports() + ", rendezvous over rdmacm, "
+                + "liveness and end-of-stream over TCP " + control.socket().getLocalSocketAddress() + " -> "
+                + control.socket().getRemoteSocketAddress() + ")" : "UCX shared memory (tls=" + Ucx.transports() + ")";
+    }
+
     /** Control bytes read so far of an incomplete message (watchdog thread only). */
     ByteBuffer pendingControl;
 
@@ -358,7 +373,7 @@ final class UcxConnection {
         } catch (Exception e) {
             clean = false; // destroying the worker releases the endpoint regardless
         }
-        if (clean) {
+        if (clean && !remote) {
             WorkerPool.give(worker);
         } else {
             try {
