@@ -182,7 +182,8 @@ client_ucx_probe() {
   for t in "stream_bw -s 65536 -n 200" "stream_lat -s 64 -n 2000" "tag_lat -s 64 -n 2000"; do
     echo "---- ucx_perftest $B -t $t"
     # shellcheck disable=SC2086
-    env "${ucx_probe_env[@]}" timeout 120 ucx_perftest $B -p 13337 -t $t 2>&1 | tail -n 8 || rc=1
+    env "${ucx_probe_env[@]}" timeout 120 ucx_perftest $B -p 13337 -t $t > $work/perftest.out 2>&1 || rc=1
+    grep -v '^ *[0-9]*  ' $work/perftest.out | tail -n 25 # without UCX's backtrace frames
     sleep 1
   done
   return $rc

@@ -44,16 +44,19 @@ final class RemoteRendezvous implements AutoCloseable {
     record Pending(InetSocketAddress key, byte[] nonce, byte[] clientNonce, UcpWorker worker, UcpEndpoint ep, int id,
             int peerId, ByteBuffer[] staging, long expires) {}
 
-    /** A connection request being served: its endpoint, the claim being received, then the reply being sent. */
+    /** A connection request being served: its own worker and endpoint, the claim being received, the reply sent. */
     private static final class Claim {
+        final UcpWorker worker;
         final UcpEndpoint ep;
         final InetAddress from;
         final ByteBuffer in = ByteBuffer.allocateDirect(Upgrade.MESSAGE);
         final long deadline = System.nanoTime() + CLAIM_MILLIS * 1_000_000L;
-        UcpRequest recv, reply, closing;
+        UcpRequest recv, reply;
         ByteBuffer out;
+        Pending recorded;
 
-        Claim(UcpEndpoint ep, InetAddress from) {
+        Claim(UcpWorker worker, UcpEndpoint ep, InetAddress from) {
+            this.worker = worker;
             this.ep = ep;
             this.from = from;
         }
@@ -62,7 +65,6 @@ final class RemoteRendezvous implements AutoCloseable {
     private final String where;
     private final UcpWorker worker;
     private final UcpListener listener;
-    private final WorkerAddress template;
     private final ConcurrentLinkedQueue<UcpConnectionRequest> requests = new ConcurrentLinkedQueue<>();
     private final Map<InetSocketAddress, Pending> pending = new ConcurrentHashMap<>();
     private final List<Claim> claims = new ArrayList<>();
@@ -72,7 +74,6 @@ final class RemoteRendezvous implements AutoCloseable {
     private RemoteRendezvous(String where, UcpWorker worker, InetSocketAddress at) throws IOException {
         this.where = where;
         this.worker = worker;
-        this.template = RemoteUcx.template(worker);
         this.listener = worker.newListener(new UcpListenerParams().setSockAddr(at)
                 .setConnectionHandler(requests::add));
         this.thread = new Thread(this::loop, "sdp4j-ucx-rdmacm " + where);
@@ -147,7 +148,9 @@ final class RemoteRendezvous implements AutoCloseable {
             }
         }
         for (Claim c : claims) {
-            Upgrade.closeEndpoint(worker, c.ep);
+            if (c.recorded == null) {
+                Handshake.release(new IOException("closed"), null, c.ep, c.worker, where);
+            }
         }
         claims.clear();
         for (Iterator<Pending> it = pending.values().iterator(); it.hasNext(); ) {
@@ -183,14 +186,19 @@ final class RemoteRendezvous implements AutoCloseable {
             }
             return;
         }
+        UcpWorker w = null;
+        UcpEndpoint ep = null;
         try {
-            UcpEndpoint ep = worker.newEndpoint(new UcpEndpointParams().setConnectionRequest(r)
-                    .setPeerErrorHandlingMode().setErrorHandler((e, status, m) -> { /* its requests fail */ }));
-            Claim c = new Claim(ep, from);
+            // the connection's own worker takes the request (UCX migrates the RDMA-CM id to it): the endpoint made
+            // here carries the claim, the reply and then the stream
+            w = RemoteUcx.newWorker();
+            ep = w.newEndpoint(Upgrade.params().setConnectionRequest(r));
+            Claim c = new Claim(w, ep, from);
             c.recv = ep.recvStreamNonBlocking(UcxUtils.getAddress(c.in), Upgrade.MESSAGE,
                     UcpConstants.UCP_STREAM_RECV_FLAG_WAITALL, null);
             claims.add(c);
-        } catch (RuntimeException e) {
+        } catch (IOException | RuntimeException e) {
+            Handshake.release(e, null, ep, w, where);
             SdpLog.log(SdpLog.WARN, "ucx: rendezvous " + where + ": accepting a request from " + from + ": " + e);
         }
     }
@@ -201,8 +209,10 @@ final class RemoteRendezvous implements AutoCloseable {
         long now = System.nanoTime();
         for (Iterator<Claim> it = claims.iterator(); it.hasNext(); ) {
             Claim c = it.next();
-            boolean done = false;
             try {
+                if (c.worker.progress() != 0) {
+                    moved = true;
+                }
                 if (c.reply == null && c.recv.isCompleted()) {
                     moved = true;
                     if (c.recv.getStatus() != 0) {
@@ -211,44 +221,40 @@ final class RemoteRendezvous implements AutoCloseable {
                     }
                     c.out = answer(c);
                     c.reply = c.ep.sendStreamNonBlocking(UcxUtils.getAddress(c.out), Upgrade.MESSAGE, null);
-                } else if (c.reply != null && c.reply.isCompleted() && c.closing == null) {
+                } else if (c.reply != null && c.reply.isCompleted()) {
                     moved = true;
-                    // flushed, so that the reply is not discarded with the endpoint; the client closes its side
-                    c.closing = c.ep.closeNonBlockingFlush();
-                } else if (c.closing != null && c.closing.isCompleted()) {
-                    moved = true;
+                    if (c.reply.getStatus() != 0) {
+                        throw new SocketException("the reply failed (UCX status " + c.reply.getStatus() + ")");
+                    }
+                    // recorded: the upgrade (or its expiry) owns the worker and endpoint from now on
+                    pending.put(c.recorded.key(), c.recorded);
                     it.remove();
-                    continue;
                 } else if (now - c.deadline > 0) {
                     throw new java.net.SocketTimeoutException("no claim within " + CLAIM_MILLIS + " ms");
                 }
-            } catch (IOException | RuntimeException e) {
+            } catch (Exception e) {
                 SdpLog.log(SdpLog.WARN, "ucx: rendezvous " + where + ": a claim from " + c.from.getHostAddress()
                         + " refused: " + e.getMessage());
-                done = true;
-            }
-            if (done) {
                 if (!c.recv.isCompleted()) {
                     try {
-                        worker.cancelRequest(c.recv);
+                        c.worker.cancelRequest(c.recv);
                     } catch (RuntimeException ignore) {
                         // the endpoint's close completes it
                     }
                 }
-                if (c.closing == null) {
-                    Upgrade.closeEndpoint(worker, c.ep);
-                }
+                Handshake.release(e, null, c.ep, c.worker, where);
                 it.remove();
             }
         }
         return moved;
     }
 
-    /** Checks a received claim, makes the connection's UCX side, records the upgrade; the reply to send. */
+    /** Checks a received claim and makes the reply; the upgrade is recorded once the reply went out. */
     private ByteBuffer answer(Claim c) throws IOException {
-        Upgrade.Message m = Upgrade.parse(c.in, Upgrade.CLAIM, template, where);
+        Upgrade.Message m = Upgrade.parse(c.in, Upgrade.CLAIM, where);
         InetSocketAddress key = source(m, c.from);
-        if (pending.containsKey(key)) {
+        if (pending.containsKey(key) || claims.stream().anyMatch(o -> o.recorded != null
+                && o.recorded.key().equals(key))) {
             throw new SocketException("an upgrade from " + key + " is pending already");
         }
         String noFds = Descriptors.refusal();
@@ -259,19 +265,11 @@ final class RemoteRendezvous implements AutoCloseable {
             throw new SocketException(UcxConnection.noDirectRoom());
         }
         ByteBuffer[] staging = {UcxConnection.staging(), UcxConnection.staging()};
-        UcpWorker w = RemoteUcx.newWorker();
-        UcpEndpoint ep = null;
-        try {
-            ep = w.newEndpoint(new UcpEndpointParams().setUcpAddress(m.workerAddress()));
-            int id = UcxConnection.IDS.incrementAndGet() & 0xFFFF;
-            byte[] nonce = Upgrade.nonce();
-            ByteBuffer out = Upgrade.message(Upgrade.REPLY, null, 0, nonce, id, w.getAddress());
-            pending.put(key, new Pending(key, nonce, m.nonce(), w, ep, id, m.id(), staging,
-                    System.nanoTime() + PENDING_MILLIS * 1_000_000L));
-            return out;
-        } catch (IOException | RuntimeException e) {
-            throw Handshake.release(e, null, ep, w, where);
-        }
+        int id = UcxConnection.IDS.incrementAndGet() & 0xFFFF;
+        byte[] nonce = Upgrade.nonce();
+        c.recorded = new Pending(key, nonce, m.nonce(), c.worker, c.ep, id, m.id(), staging,
+                System.nanoTime() + PENDING_MILLIS * 1_000_000L);
+        return Upgrade.message(Upgrade.REPLY, null, 0, nonce, id);
     }
 
     /**

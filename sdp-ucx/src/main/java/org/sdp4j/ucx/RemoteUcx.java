@@ -11,16 +11,19 @@ import org.openucx.jucx.ucp.UcpWorkerParams;
 /**
  * UCX across hosts: a second UCX context restricted to RDMA, for connections whose peer is on another host.
  *
- * <p>Its transports ({@code -Dsdp4j.ucx.remote.tls}, default {@code rc_verbs,ud_verbs}) are verbs only: UCX's
- * {@code tcp} transport is left out on purpose, so a stream that crosses a wire over "UCX" is RDMA (on soft-RoCE:
- * RoCEv2 frames, UDP 4791) or is not UCX at all (TCP through the ordinary fallback). Its connection manager is
+ * <p>Its transport ({@code -Dsdp4j.ucx.remote.tls}, default {@code rc_verbs}) is verbs only: UCX's {@code tcp}
+ * transport is left out on purpose, so a stream that crosses a wire over "UCX" is RDMA (on soft-RoCE: RoCEv2 frames,
+ * UDP 4791) or is not UCX at all (TCP through the ordinary fallback). {@code ud_verbs} is left out too: the
+ * endpoints are made through RDMA-CM, which wires RC up without UD, and UCX's UD endpoints over rxe between two
+ * guests died with "UD endpoint ...: unhandled timeout error" (ucx_perftest, FEASIBILITY.md), which is fatal
+ * (abort) in UCX. Its connection manager is
  * {@code rdmacm} only ({@code SOCKADDR_TLS_PRIORITY=rdmacm}): UCX's {@code tcp} CM would bind a kernel TCP port,
  * the application's; RDMA-CM's port space ({@code RDMA_PS_TCP}) is separate, so the rendezvous listener takes the
  * application's port number without colliding with it. A host without an RDMA device has no such context (the
  * reason is kept and logged) and {@code use ucx} to another host uses TCP.
  */
 final class RemoteUcx {
-    static final String DEFAULT_TLS = "rc_verbs,ud_verbs";
+    static final String DEFAULT_TLS = "rc_verbs";
 
     private RemoteUcx() {}
 
@@ -37,13 +40,12 @@ final class RemoteUcx {
                 UcpParams params = new UcpParams().requestStreamFeature().requestWakeupFeature()
                         .setConfig("TLS", TLS).setConfig("SOCKADDR_TLS_PRIORITY", "rdmacm");
                 ctx = new UcpContext(params);
-                // a context without a device for these transports still opens: a worker says whether any is there
-                UcpWorker w = ctx.newWorker(new UcpWorkerParams());
-                try {
-                    WorkerAddress.template(w.getAddress(), false);
-                } finally {
-                    w.close();
+                // a context without a device for these transports still opens
+                String[] devices = new java.io.File("/sys/class/infiniband").list();
+                if (devices == null || devices.length == 0) {
+                    throw new IOException("UCX over RDMA: no RDMA device (/sys/class/infiniband is empty)");
                 }
+                ctx.newWorker(new UcpWorkerParams()).close();
             } catch (Throwable e) {
                 cause = e instanceof IOException ? e : new IOException("UCX over RDMA (tls=" + TLS + ") is not "
                         + "available: " + e.getMessage(), e);
@@ -75,8 +77,6 @@ final class RemoteUcx {
         return Probe.CAUSE;
     }
 
-    private static volatile WorkerAddress template;
-
     /** A new worker of the RDMA context (MULTI thread mode, as {@link WorkerPool}'s), never pooled. */
     static UcpWorker newWorker() throws IOException {
         if (Probe.CAUSE != null) {
@@ -84,14 +84,5 @@ final class RemoteUcx {
         }
         return Probe.CONTEXT.newWorker(new UcpWorkerParams().requestThreadSafety().requestWakeupRX()
                 .requestWakeupTX());
-    }
-
-    /** The layout a remote peer's worker address must have: this host's own RDMA worker's, any device contents. */
-    static WorkerAddress template(UcpWorker w) throws SocketException {
-        WorkerAddress t = template;
-        if (t == null) {
-            template = t = WorkerAddress.template(w.getAddress(), false);
-        }
-        return t;
     }
 }

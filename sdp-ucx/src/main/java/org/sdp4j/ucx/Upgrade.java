@@ -40,12 +40,10 @@ import org.openucx.jucx.ucp.UcpWorker;
  * connection's liveness and end-of-stream channel, as the Unix socket does on one host.
  */
 final class Upgrade {
-    /** The size of both rendezvous messages: fixed, so one WAITALL receive takes each. */
-    static final int MESSAGE = 1024;
+    /** Both rendezvous messages: magic(8) version(4) kind(4) ip(16) port(4) nonce(16) id(4), zero-padded. */
+    static final int MESSAGE = 64;
     static final int CLAIM = 'C', REPLY = 'A';
     static final int NONCE = 16;
-    /** Header: magic(8) version(4) kind(4) ip(16) port(4) nonce(16) id(4) addressLength(4). */
-    static final int HEADER = 8 + 4 + 4 + 16 + 4 + NONCE + 4 + 4;
     private static final SecureRandom RANDOM = new SecureRandom();
 
     private Upgrade() {}
@@ -57,15 +55,10 @@ final class Upgrade {
     }
 
     /** A claim or reply in a direct buffer of {@link #MESSAGE} bytes (jucx sends from native memory). */
-    static ByteBuffer message(int kind, InetAddress ip, int port, byte[] nonce, int id, ByteBuffer workerAddress)
-            throws SocketException {
-        int len = workerAddress.remaining();
-        if (len <= 0 || len > MESSAGE - HEADER) {
-            throw new SocketException("UCX worker address of " + len + " bytes does not fit the rendezvous message");
-        }
+    static ByteBuffer message(int kind, InetAddress ip, int port, byte[] nonce, int id) {
         ByteBuffer b = ByteBuffer.allocateDirect(MESSAGE);
         b.putLong(Rendezvous.MAGIC).putInt(Rendezvous.VERSION).putInt(kind);
-        b.put(ip16(ip)).putInt(port).put(nonce).putInt(id).putInt(len).put(workerAddress.duplicate());
+        b.put(ip16(ip)).putInt(port).put(nonce).putInt(id);
         return b.clear();
     }
 
@@ -81,14 +74,15 @@ final class Upgrade {
         return out;
     }
 
-    /** A received message, checked: nothing of it reaches UCX unless {@code template} accepts its worker address. */
-    record Message(int kind, byte[] ip, int port, byte[] nonce, int id, ByteBuffer workerAddress) {
+    /** A received message, checked. */
+    record Message(int kind, byte[] ip, int port, byte[] nonce, int id) {
         InetAddress address() throws java.net.UnknownHostException {
             return InetAddress.getByAddress(ip); // a mapped IPv4 address comes back as an Inet4Address
         }
     }
 
-    static Message parse(ByteBuffer m, int kind, WorkerAddress template, String where) throws SocketException {
+    /** Checks every field of a received message; throws naming the first that is wrong. */
+    static Message parse(ByteBuffer m, int kind, String where) throws SocketException {
         ByteBuffer b = m.duplicate().clear();
         if (b.remaining() != MESSAGE) {
             throw new SocketException("UCX rendezvous " + where + ": message of " + b.remaining() + " bytes");
@@ -108,24 +102,27 @@ final class Upgrade {
         byte[] ip = new byte[16];
         b.get(ip);
         int port = b.getInt();
-        if (kind == CLAIM && (port <= 0 || port > 65535)) {
-            throw new SocketException("UCX rendezvous " + where + ": claimed port " + port);
+        if (kind == CLAIM ? port <= 0 || port > 65535 : port != 0) {
+            throw new SocketException("UCX rendezvous " + where + ": port " + port + " in a " + (char) kind);
         }
         byte[] nonce = new byte[NONCE];
         b.get(nonce);
         int id = b.getInt();
-        int len = b.getInt();
-        if (len <= 0 || len > MESSAGE - HEADER) {
-            throw new SocketException("UCX rendezvous " + where + ": worker address of " + len + " bytes");
+        if (id < 0 || id > 0xFFFF) {
+            throw new SocketException("UCX rendezvous " + where + ": connection number " + id);
         }
-        ByteBuffer addr = ByteBuffer.allocateDirect(len);
-        addr.put(b.limit(b.position() + len)).flip();
-        try {
-            template.check(addr);
-        } catch (SocketException e) {
-            throw new SocketException("UCX rendezvous " + where + ": " + e.getMessage());
+        while (b.hasRemaining()) {
+            if (b.get() != 0) {
+                throw new SocketException("UCX rendezvous " + where + ": padding is not zero");
+            }
         }
-        return new Message(kind, ip, port, nonce, id & 0xFFFF, addr);
+        return new Message(kind, ip, port, nonce, id);
+    }
+
+    /** The data endpoint's parameters: peer error handling (RDMA has no shared memory to lose), errors to requests. */
+    static UcpEndpointParams params() {
+        return new UcpEndpointParams().setPeerErrorHandlingMode()
+                .setErrorHandler((endpoint, status, message) -> { /* its requests complete with the error */ });
     }
 
     /** The source address this host uses towards {@code to} (a UDP connect picks the route and sends nothing). */
@@ -168,12 +165,28 @@ final class Upgrade {
             tcp.bind(new InetSocketAddress(src, 0));
             int p = ((InetSocketAddress) tcp.getLocalAddress()).getPort();
             w = RemoteUcx.newWorker();
-            WorkerAddress t = RemoteUcx.template(w);
+            // the connection's own endpoint, made through RDMA-CM: UCX wires the RC lane up in the connection
+            // manager's exchange (no auxiliary UD transport needed); the claim and reply ride it first
+            ep = w.newEndpoint(params().setSocketAddress(new InetSocketAddress(addr, port)));
             int id = UcxConnection.IDS.incrementAndGet() & 0xFFFF;
             byte[] mine = nonce();
-            Message reply = rendezvous(w, new InetSocketAddress(addr, port),
-                    message(CLAIM, src, p, mine, id, w.getAddress()), t, deadline, where);
-            ep = w.newEndpoint(new UcpEndpointParams().setUcpAddress(reply.workerAddress()));
+            ByteBuffer claim = message(CLAIM, src, p, mine, id);
+            ByteBuffer in = ByteBuffer.allocateDirect(MESSAGE);
+            UcpRequest sent = ep.sendStreamNonBlocking(UcxUtils.getAddress(claim), MESSAGE, null);
+            UcpRequest got = ep.recvStreamNonBlocking(UcxUtils.getAddress(in), MESSAGE,
+                    UcpConstants.UCP_STREAM_RECV_FLAG_WAITALL, null);
+            try {
+                progressUntil(w, deadline, where, "the RDMA-CM rendezvous", sent, got);
+            } finally {
+                if (!got.isCompleted()) {
+                    try {
+                        w.cancelRequest(got);
+                    } catch (RuntimeException ignore) {
+                        // released with the endpoint
+                    }
+                }
+            }
+            Message reply = parse(in, REPLY, where);
             // UCX can serve: the listener on the RDMA-CM port answered and expects this TCP connection
             connect(tcp, new InetSocketAddress(addr, port), servedBy, where);
             return prove(w, ep, tcp, id, reply, mine, staging, servedBy, where);
@@ -200,35 +213,6 @@ final class Upgrade {
         c.remote = true;
         c.peerAddress = ((InetSocketAddress) tcp.getRemoteAddress()).getAddress();
         return c;
-    }
-
-    /**
-     * Sends {@code claim} over a UCX endpoint to the listener's {@code rdmacm} rendezvous and receives its reply,
-     * within {@code deadline}. The rendezvous endpoint has peer error handling (a refused or vanished listener
-     * completes the requests with an error) and is closed before this returns.
-     */
-    private static Message rendezvous(UcpWorker w, InetSocketAddress to, ByteBuffer claim, WorkerAddress t,
-            long deadline, String where) throws IOException {
-        UcpEndpoint rv = w.newEndpoint(new UcpEndpointParams().setSocketAddress(to).setPeerErrorHandlingMode()
-                .setErrorHandler((endpoint, status, message) -> { /* the requests complete with the error */ }));
-        ByteBuffer in = ByteBuffer.allocateDirect(MESSAGE);
-        UcpRequest sent = null, got = null;
-        try {
-            sent = rv.sendStreamNonBlocking(UcxUtils.getAddress(claim), MESSAGE, null);
-            got = rv.recvStreamNonBlocking(UcxUtils.getAddress(in), MESSAGE, UcpConstants.UCP_STREAM_RECV_FLAG_WAITALL,
-                    null);
-            progressUntil(w, deadline, where, "the RDMA-CM rendezvous", sent, got);
-            return parse(in, REPLY, t, where);
-        } finally {
-            if (got != null && !got.isCompleted()) {
-                try {
-                    w.cancelRequest(got);
-                } catch (RuntimeException ignore) {
-                    // closing the endpoint completes it
-                }
-            }
-            closeEndpoint(w, rv);
-        }
     }
 
     /** Progresses {@code w} until every request completed successfully, or throws at the deadline or an error. */
@@ -261,21 +245,6 @@ final class Upgrade {
             } catch (Exception e) {
                 throw new IOException("UCX to " + where + ": " + what + ": " + e.getMessage(), e);
             }
-        }
-    }
-
-    /** Closes an endpoint, bounded (1 s); a close that does not complete is released with the worker later. */
-    static void closeEndpoint(UcpWorker w, UcpEndpoint ep) {
-        try {
-            UcpRequest c = ep.closeNonBlockingForce();
-            long end = System.nanoTime() + 1_000_000_000L;
-            while (c != null && !c.isCompleted() && System.nanoTime() - end < 0) {
-                if (w.progress() == 0) {
-                    java.util.concurrent.locks.LockSupport.parkNanos(100_000L);
-                }
-            }
-        } catch (Exception ignore) {
-            // destroying the worker releases it
         }
     }
 

@@ -33,31 +33,19 @@ final class WorkerAddress {
     private final int header;
     private final Map<Integer, Tl> tls = new HashMap<>();
     private final int length;
-    /**
-     * False for a peer on another host (UCX over RDMA): its device addresses (GID, LID ...) are its own, so only
-     * their length and their first byte (the InfiniBand address's flags, which say which fields follow and so how
-     * many bytes UCX's unpacking reads) must equal ours.
-     */
-    private final boolean sameHost;
 
-    private WorkerAddress(int header, int length, boolean sameHost) {
+    private WorkerAddress(int header, int length) {
         this.header = header;
         this.length = length;
-        this.sameHost = sameHost;
     }
 
     /** The template: this process's own worker address, parsed with the same walk (it must pass its own check). */
     static WorkerAddress template(ByteBuffer own) throws SocketException {
-        return template(own, true);
-    }
-
-    /** The template for peers on this host ({@code sameHost}) or on another one (device contents may differ). */
-    static WorkerAddress template(ByteBuffer own, boolean sameHost) throws SocketException {
         ByteBuffer b = own.duplicate();
         if (b.remaining() < 1 || b.remaining() > MAX) {
             throw new SocketException("own UCX worker address of " + b.remaining() + " bytes");
         }
-        WorkerAddress t = new WorkerAddress(b.get(b.position()) & 0xff, b.remaining(), sameHost);
+        WorkerAddress t = new WorkerAddress(b.get(b.position()) & 0xff, b.remaining());
         t.walk(b, true);
         return t;
     }
@@ -154,7 +142,7 @@ final class WorkerAddress {
                 if (t == null) {
                     throw bad(csumAt - base, String.format("transport 0x%04x is not one of this process's", csum));
                 }
-                if (t.md != md || !sameDevice(t.devAddr, devAddr)) {
+                if (t.md != md || !java.util.Arrays.equals(t.devAddr, devAddr)) {
                     throw bad(devAt - base, String.format("transport 0x%04x on another device or host", csum));
                 }
                 if (t.ifaceLen != ifLen) {
@@ -172,13 +160,6 @@ final class WorkerAddress {
         if (!learn && tlCount != tls.size()) {
             throw bad(0, tlCount + " transports, this process has " + tls.size());
         }
-    }
-
-    private boolean sameDevice(byte[] ours, byte[] peer) {
-        if (sameHost) {
-            return java.util.Arrays.equals(ours, peer);
-        }
-        return ours.length == peer.length && (ours.length == 0 || ours[0] == peer[0]);
     }
 
     private static int u8(ByteBuffer b, int at, int end, int base) throws SocketException {
