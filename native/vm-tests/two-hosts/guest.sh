@@ -143,7 +143,7 @@ serve_ucx() {
     org.sdp4j.rsocket.TwoHostEcho server net $B 7476 2 > "$out/$step-server.log" 2>&1 &
   srv=$!
   wait_for_line "$out/$step-server.log" listening 180 || { cat "$out/$step-server.log"; return 1; }
-  grep 'rendezvous on RDMA-CM\|serves this host only' "$out/$step-server.log"
+  grep 'rendezvous on RDMA-CM\|serves this host only' "$out/$step-server.log" || true
 }
 client_ucx() {
   conf $work/ucx-client.conf "use ucx client * $B:7476" 'use tcp client * *:*'

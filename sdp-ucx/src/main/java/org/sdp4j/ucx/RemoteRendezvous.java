@@ -87,7 +87,7 @@ final class RemoteRendezvous implements AutoCloseable {
     static RemoteRendezvous open(InetAddress addr, int port, String where) {
         Throwable off = RemoteUcx.unavailabilityCause();
         if (off != null) {
-            SdpLog.log(SdpLog.INFO, "ucx: listener " + where + " serves this host only: " + off.getMessage());
+            SdpLog.log(SdpLog.DECISION, "ucx: listener " + where + " serves this host only: " + off.getMessage());
             return null;
         }
         UcpWorker w = null;
@@ -96,7 +96,7 @@ final class RemoteRendezvous implements AutoCloseable {
             RemoteRendezvous r = new RemoteRendezvous(where, w, new InetSocketAddress(addr != null ? addr
                     : new InetSocketAddress(0).getAddress(), port));
             r.thread.start();
-            SdpLog.log(SdpLog.INFO, "ucx: listener " + where + " also serves other hosts: rendezvous on RDMA-CM "
+            SdpLog.log(SdpLog.DECISION, "ucx: listener " + where + " also serves other hosts: rendezvous on RDMA-CM "
                     + "port " + port + " (tls=" + RemoteUcx.transports() + ")");
             return r;
         } catch (IOException | RuntimeException e) {

@@ -533,13 +533,40 @@ final class UcxConnection {
         }
         pendingRecv = null;
         if (r.getStatus() != 0) {
-            throw new SocketException("UCX stream receive failed, status " + r.getStatus());
+            // across hosts the endpoint has peer error handling: a peer that closes in order disconnects it after
+            // its last byte, which fails the receive posted for more. Its end-of-stream marker (over TCP) decides
+            if (remote && peerVerdict(deadline) && peerSent >= 0 && received >= peerSent) {
+                return false;
+            }
+            throw new SocketException(gone != null ? "Connection reset: " + gone
+                    : "UCX stream receive failed, status " + r.getStatus());
         }
         rpos = 0;
         rlim = (int) r.getRecvSize();
         received += rlim;
         return true;
     }
+
+    /**
+     * Waits (naps, at most {@link #VERDICT_NANOS} and not past {@code deadline}) until the control channel said how
+     * the peer ended: its end-of-stream marker, or a hang-up. True when it did.
+     */
+    private boolean peerVerdict(long deadline) {
+        long end = System.nanoTime() + VERDICT_NANOS;
+        if (deadline != 0 && deadline - end < 0) {
+            end = deadline;
+        }
+        while (peerSent < 0 && gone == null) {
+            if (System.nanoTime() - end > 0 || isClosed()) {
+                return false;
+            }
+            java.util.concurrent.locks.LockSupport.parkNanos(1_000_000L);
+        }
+        return true;
+    }
+
+    /** How long a failed receive across hosts waits for the peer's end-of-stream marker (its TCP may lag UCX). */
+    private static final long VERDICT_NANOS = 10_000_000_000L;
 
     /** Bytes readable without blocking (rsockets has no FIONREAD either; this progresses UCX once to see). */
     int available() throws IOException {
