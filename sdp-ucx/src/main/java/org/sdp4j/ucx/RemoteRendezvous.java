@@ -38,11 +38,29 @@ final class RemoteRendezvous implements AutoCloseable {
     static final int CLAIM_MILLIS = org.sdp4j.transport.Props.intProperty("sdp4j.ucx.remote.claim", 10_000, 100);
     /** How long a recorded upgrade waits for its TCP connection ({@code sdp4j.ucx.remote.pending}). */
     static final int PENDING_MILLIS = org.sdp4j.transport.Props.intProperty("sdp4j.ucx.remote.pending", 30_000, 100);
-    static final int MAX_PENDING = org.sdp4j.transport.Props.intProperty("sdp4j.ucx.remote.max", 1024, 1);
+    static final int MAX_PENDING = org.sdp4j.transport.Props.intProperty("sdp4j.ucx.remote.max", 128, 1);
 
-    /** A recorded upgrade: what the TCP connection from {@code key} must prove, and the connection's UCX side. */
+    /**
+     * A recorded upgrade: what the TCP connection from {@code key} must prove, and the connection's UCX side.
+     * {@code taken} (set under the record's monitor) hands the worker to whoever took the record out of the map: the
+     * rendezvous thread progresses the worker (to finish sending the reply) only under the monitor and while not
+     * taken, so it never touches a worker an upgrade or an expiry may be releasing.
+     */
     record Pending(InetSocketAddress key, byte[] nonce, byte[] clientNonce, UcpWorker worker, UcpEndpoint ep, int id,
-            int peerId, ByteBuffer[] staging, long expires) {}
+            int peerId, ByteBuffer[] staging, long expires, java.util.concurrent.atomic.AtomicBoolean taken) {
+        Pending(InetSocketAddress key, byte[] nonce, byte[] clientNonce, UcpWorker worker, UcpEndpoint ep, int id,
+                int peerId, ByteBuffer[] staging, long expires) {
+            this(key, nonce, clientNonce, worker, ep, id, peerId, staging, expires,
+                    new java.util.concurrent.atomic.AtomicBoolean());
+        }
+
+        /** Marks it taken: from now on only the caller uses its worker. */
+        void own() {
+            synchronized (this) {
+                taken.set(true);
+            }
+        }
+    }
 
     /** A connection request being served: its own worker and endpoint, the claim being received, the reply sent. */
     private static final class Claim {
@@ -120,7 +138,11 @@ final class RemoteRendezvous implements AutoCloseable {
 
     /** Takes the pending upgrade for that source (the caller now owns its worker), or null. */
     Pending take(InetAddress peer, int peerPort) {
-        return pending.remove(new InetSocketAddress(peer, peerPort));
+        Pending p = pending.remove(new InetSocketAddress(peer, peerPort));
+        if (p != null) {
+            p.own();
+        }
+        return p;
     }
 
     private void loop() {
@@ -148,14 +170,16 @@ final class RemoteRendezvous implements AutoCloseable {
             }
         }
         for (Claim c : claims) {
-            if (c.recorded == null) {
+            if (c.recorded == null) { // recorded ones are the pending map's, released below
                 Handshake.release(new IOException("closed"), null, c.ep, c.worker, where);
             }
         }
         claims.clear();
-        for (Iterator<Pending> it = pending.values().iterator(); it.hasNext(); ) {
-            drop(it.next());
-            it.remove();
+        for (Pending p : pending.values()) {
+            if (pending.remove(p.key(), p)) {
+                p.own();
+                drop(p);
+            }
         }
         try {
             listener.close();
@@ -209,11 +233,38 @@ final class RemoteRendezvous implements AutoCloseable {
         long now = System.nanoTime();
         for (Iterator<Claim> it = claims.iterator(); it.hasNext(); ) {
             Claim c = it.next();
+            Pending rec = c.recorded;
+            if (rec != null) {
+                // recorded before the reply went out (a client that has the reply may connect at once): from here
+                // the worker is the record's, progressed here only until the reply is sent and while not taken
+                synchronized (rec) {
+                    boolean done = rec.taken().get();
+                    if (!done) {
+                        try {
+                            c.worker.progress();
+                        } catch (Exception e) {
+                            done = true; // the upgrade, or the expiry, finds the endpoint failed
+                        }
+                        done |= c.reply.isCompleted() || now - c.deadline > 0;
+                        if (c.reply.isCompleted() && c.reply.getStatus() != 0 && pending.remove(rec.key(), rec)) {
+                            SdpLog.log(SdpLog.WARN, "ucx: rendezvous " + where + ": the reply to "
+                                    + c.from.getHostAddress() + " failed (UCX status " + c.reply.getStatus() + ")");
+                            rec.taken().set(true);
+                            drop(rec);
+                        }
+                    }
+                    if (done) {
+                        it.remove();
+                        moved = true;
+                    }
+                }
+                continue;
+            }
             try {
                 if (c.worker.progress() != 0) {
                     moved = true;
                 }
-                if (c.reply == null && c.recv.isCompleted()) {
+                if (c.recv.isCompleted()) {
                     moved = true;
                     if (c.recv.getStatus() != 0) {
                         throw new SocketException("the peer left before its claim (UCX status "
@@ -221,14 +272,7 @@ final class RemoteRendezvous implements AutoCloseable {
                     }
                     c.out = answer(c);
                     c.reply = c.ep.sendStreamNonBlocking(UcxUtils.getAddress(c.out), Upgrade.MESSAGE, null);
-                } else if (c.reply != null && c.reply.isCompleted()) {
-                    moved = true;
-                    if (c.reply.getStatus() != 0) {
-                        throw new SocketException("the reply failed (UCX status " + c.reply.getStatus() + ")");
-                    }
-                    // recorded: the upgrade (or its expiry) owns the worker and endpoint from now on
                     pending.put(c.recorded.key(), c.recorded);
-                    it.remove();
                 } else if (now - c.deadline > 0) {
                     throw new java.net.SocketTimeoutException("no claim within " + CLAIM_MILLIS + " ms");
                 }
@@ -242,6 +286,7 @@ final class RemoteRendezvous implements AutoCloseable {
                         // the endpoint's close completes it
                     }
                 }
+                c.recorded = null;
                 Handshake.release(e, null, c.ep, c.worker, where);
                 it.remove();
             }
@@ -253,8 +298,7 @@ final class RemoteRendezvous implements AutoCloseable {
     private ByteBuffer answer(Claim c) throws IOException {
         Upgrade.Message m = Upgrade.parse(c.in, Upgrade.CLAIM, where);
         InetSocketAddress key = source(m, c.from);
-        if (pending.containsKey(key) || claims.stream().anyMatch(o -> o.recorded != null
-                && o.recorded.key().equals(key))) {
+        if (pending.containsKey(key)) {
             throw new SocketException("an upgrade from " + key + " is pending already");
         }
         String noFds = Descriptors.refusal();
@@ -293,6 +337,7 @@ final class RemoteRendezvous implements AutoCloseable {
         long now = System.nanoTime();
         for (Pending p : pending.values()) {
             if (now - p.expires() > 0 && pending.remove(p.key(), p)) {
+                p.own();
                 SdpLog.log(SdpLog.WARN, "ucx: rendezvous " + where + ": no TCP connection from " + p.key()
                         + " within " + PENDING_MILLIS + " ms of its claim; dropped");
                 drop(p);
