@@ -21,6 +21,7 @@
 #   pg-preload      (not in the default list) PostgreSQL (Debian) on b under librspreload: FAILS, printing why
 #   ucx             java.net echo a->b on 'use ucx' both ends: UCX over RDMA across the wire (the cross-host
 #                   rendezvous on RDMA-CM's port space, the TCP connection carrying only the upgrade and end-of-stream)
+#   ucx-fallback    (not in the default list) 'use ucx' client -> TCP-only listener on b: bounded attempt, TCP carries it
 #   ucx-probe       (not in the default list) ucx_info and ucx_perftest over rxe0 between the guests
 #   jcc-both-norxe  b's rxe0 removed (rdma link delete): JCC on 'use both' makes a bounded RDMA attempt, falls back,
 #                   the second connection goes straight to TCP (negative cache), every row checked
@@ -147,11 +148,18 @@ serve_ucx() {
 }
 client_ucx() {
   conf $work/ucx-client.conf "use ucx client * $B:7476" 'use tcp client * *:*'
+  # which verbs QPs the client JVM holds while it runs (UCX's own transport report is compiled out of Debian's UCX)
+  (for i in $(seq 1 600); do rdma resource show qp 2>/dev/null | grep -w java; sleep 0.5; done) > "$out/ucx-qps.log" &
+  local qps=$!
   timeout 600 "$java" "${jvm[@]}" "${ucx_jvm[@]}" -javaagent:"$agent"=conf=$work/ucx-client.conf -cp "$tc" \
     org.sdp4j.rsocket.TwoHostEcho client net $B 7476 "$RANDOM$RANDOM" 1048576 r > "$out/$step-client.log" 2>&1
   local rc=$?
+  kill $qps 2>/dev/null; wait $qps 2>/dev/null
   cat "$out/$step-client.log"
+  echo "verbs QPs of the client JVM seen while it ran (rdma resource show qp, sampled every 0.5 s):"
+  grep -o 'lqpn [0-9]* type [A-Z]*' "$out/ucx-qps.log" | sort -u
   [ $rc = 0 ] || return $rc
+  grep -q 'type RC' "$out/ucx-qps.log" || { echo "no RC QP of the client JVM seen: not UCX rc_verbs?"; return 3; }
   [ "$(grep -c 'echoed byte for byte' "$out/$step-client.log")" = 2 ] || { echo "not two streams echoed"; return 4; }
   [ "$(grep -c "client $B:7476 .*family=ucx transport=ucx" "$out/$step-client.log")" = 2 ] ||
     { echo "the client's decision log does not show two connections with family=ucx transport=ucx to $B:7476"; return 3; }
@@ -162,6 +170,31 @@ check_ucx() {
   echo_server_check 7476 ucx ucx+tcp || return 3
   [ "$(grep -c "accepted on $B:7476: UCX over RDMA across hosts" "$out/$step-server.log")" = 2 ] ||
     { echo "the server's log does not show two connections accepted over UCX over RDMA"; return 3; }
+}
+
+# ucx-fallback (not in the default list): a 'use ucx' client towards a b whose listener is TCP only (no RDMA-CM
+# rendezvous on 7477): RDMA-CM rejects the connect at once, the client falls back to TCP within its attempt bound and
+# the streams ride TCP, byte for byte
+expect_ucx_fallback="--tcp 7477"
+serve_ucx_fallback() {
+  conf $work/ucxfb-server.conf "use tcp server * $B:7477"
+  timeout 600 "$java" "${jvm[@]}" -javaagent:"$agent"=conf=$work/ucxfb-server.conf -cp "$tc" \
+    org.sdp4j.rsocket.TwoHostEcho server net $B 7477 2 > "$out/$step-server.log" 2>&1 &
+  srv=$!
+  wait_for_line "$out/$step-server.log" listening 180 || { cat "$out/$step-server.log"; return 1; }
+}
+client_ucx_fallback() {
+  conf $work/ucxfb-client.conf "use ucx client * $B:7477" 'use tcp client * *:*'
+  local t0=$(date +%s%N) rc
+  timeout 600 "$java" "${jvm[@]}" -javaagent:"$agent"=conf=$work/ucxfb-client.conf -cp "$tc" \
+    org.sdp4j.rsocket.TwoHostEcho client net $B 7477 "$RANDOM$RANDOM" 1048576 r > "$out/$step-client.log" 2>&1
+  rc=$?
+  cat "$out/$step-client.log"
+  echo "client run: $(( ($(date +%s%N) - t0) / 1000000 )) ms"
+  [ $rc = 0 ] || return $rc
+  [ "$(grep -c 'echoed byte for byte' "$out/$step-client.log")" = 2 ] || { echo "not two streams echoed"; return 4; }
+  grep -q "client $B:7477 .*family=ucx transport=tcp fallback=" "$out/$step-client.log" ||
+    { echo "the client's decision log does not show the fallback from UCX to TCP"; return 3; }
 }
 
 # ucx-probe (not in the default list): can UCX 1.13 use rxe0 across the wire at all? ucx_info on each side, then
@@ -429,7 +462,7 @@ run_b() {
     [ $rc = 0 ] && rc=$src
     if [ $rc = 0 ] && declare -F "$(fn check "$step")" >/dev/null; then "$(fn check "$step")"; rc=$?; fi
     c1=$(counters)
-    min=256; case "$step" in wire) min=4 ;; jcc-both-tcp|jcc-both-norxe) min=0 ;; esac
+    min=256; case "$step" in wire) min=4 ;; jcc-both-tcp|jcc-both-norxe|ucx-fallback) min=0 ;; esac
     d=$(delta "$c0" "$c1" $min); drc=$?
     [ -d $hw ] || { d="no RDMA device (rxe0 deleted)"; drc=0; }
     [ $rc = 0 ] && rc=$drc
@@ -460,7 +493,7 @@ run_a() {
     await "$step.server-done" 600
     put "$step.cap-stop" 1
     await "$step.cap-off" 120
-    min=256; case "$step" in wire) min=4 ;; jcc-both-tcp|jcc-both-norxe) min=0 ;; esac
+    min=256; case "$step" in wire) min=4 ;; jcc-both-tcp|jcc-both-norxe|ucx-fallback) min=0 ;; esac
     d=$(delta "$c0" "$c1" $min); drc=$?
     [ $rc = 0 ] && rc=$drc
     record "$step" $rc $(( $(date +%s) - t0 )) "$d"
