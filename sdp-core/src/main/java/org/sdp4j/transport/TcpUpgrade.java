@@ -17,8 +17,8 @@ public interface TcpUpgrade {
 
     /**
      * Takes a claimed connection: the transport serves the rest of its handshake on threads of its own, bounded, and
-     * hands the result to its listener's {@code accept}, or closes it. {@code impl} is the JDK socket whose
-     * descriptor {@code ch} shares; it is kept reachable as long as {@code ch} is open (its cleaner would close it).
+     * hands the result to its listener's {@code accept}, or closes {@code ch}. {@code ch} owns the descriptor
+     * ({@link org.sdp4j.jdk.JdkNio#adoptAccepted}); {@code impl}, the JDK socket that accepted it, is inert now.
      */
     void upgrade(SocketChannel ch, SocketImpl impl);
 }

@@ -72,11 +72,14 @@ final class RemoteRendezvous implements AutoCloseable {
         UcpRequest recv, reply;
         ByteBuffer out;
         Pending recorded;
+        final java.util.concurrent.atomic.AtomicReference<String> failure;
 
-        Claim(UcpWorker worker, UcpEndpoint ep, InetAddress from) {
+        Claim(UcpWorker worker, UcpEndpoint ep, InetAddress from,
+                java.util.concurrent.atomic.AtomicReference<String> failure) {
             this.worker = worker;
             this.ep = ep;
             this.from = from;
+            this.failure = failure;
         }
     }
 
@@ -216,8 +219,9 @@ final class RemoteRendezvous implements AutoCloseable {
             // the connection's own worker takes the request (UCX migrates the RDMA-CM id to it): the endpoint made
             // here carries the claim, the reply and then the stream
             w = RemoteUcx.newWorker();
-            ep = w.newEndpoint(Upgrade.params().setConnectionRequest(r));
-            Claim c = new Claim(w, ep, from);
+            java.util.concurrent.atomic.AtomicReference<String> failure = new java.util.concurrent.atomic.AtomicReference<>();
+            ep = w.newEndpoint(Upgrade.params(failure).setConnectionRequest(r));
+            Claim c = new Claim(w, ep, from, failure);
             c.recv = ep.recvStreamNonBlocking(UcxUtils.getAddress(c.in), Upgrade.MESSAGE,
                     UcpConstants.UCP_STREAM_RECV_FLAG_WAITALL, null);
             claims.add(c);
@@ -263,6 +267,9 @@ final class RemoteRendezvous implements AutoCloseable {
             try {
                 if (c.worker.progress() != 0) {
                     moved = true;
+                }
+                if (c.failure.get() != null) {
+                    throw new SocketException("its endpoint failed: " + c.failure.get());
                 }
                 if (c.recv.isCompleted()) {
                     moved = true;

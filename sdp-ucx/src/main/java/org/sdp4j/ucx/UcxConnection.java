@@ -100,13 +100,9 @@ final class UcxConnection {
     private volatile String gone;
     /** The peer closed in order (marker, then hang-up): its endpoint, maybe its worker, serve others now. */
     private volatile boolean closedByPeer;
-    /**
-     * Across hosts ({@link Upgrade}): the worker is the RDMA context's and is never pooled; the peer's address; the
-     * JDK socket whose descriptor the control channel shares (kept reachable: its cleaner would close it).
-     */
+    /** Across hosts ({@link Upgrade}): the worker is the RDMA context's and is never pooled; the peer's address. */
     volatile boolean remote;
     volatile java.net.InetAddress peerAddress;
-    volatile Object keepAlive;
 
     /** What carries this connection, for the decision log. */
     String carrier() {

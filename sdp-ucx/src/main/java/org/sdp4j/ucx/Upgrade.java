@@ -27,16 +27,16 @@ import org.openucx.jucx.ucp.UcpWorker;
  * {@code use ucx} to another host (docs/ucx.md, "Across hosts"): the client's half, the listener's TCP half, and the
  * two fixed-size messages of the rendezvous.
  *
- * <p>Client: binds a TCP socket to its source address and an ephemeral port {@code P}; connects a UCX endpoint to
- * the listener's {@code rdmacm} rendezvous ({@link RemoteRendezvous}, RDMA-CM's port space, same port number) and
- * sends a {@link #CLAIM}: "I will connect over TCP from {@code IP:P}", a nonce, its connection worker's address. The
- * listener checks the claim ({@code IP} must be the RDMA-CM peer's address), records a pending upgrade for
- * {@code (IP, P)} and answers with a {@link #REPLY}: its own nonce and its connection worker's address. Then the
+ * <p>Client: binds a TCP socket to its source address and an ephemeral port {@code P}; connects the connection's
+ * UCX endpoint to the listener's {@code rdmacm} rendezvous ({@link RemoteRendezvous}, RDMA-CM's port space, same port
+ * number; UCX wires RC up through RDMA-CM) and sends a {@link #CLAIM} over it: "I will connect over TCP from
+ * {@code IP:P}" and a nonce. The listener checks the claim ({@code IP} must be the RDMA-CM peer's address), records a
+ * pending upgrade for {@code (IP, P)} and answers with a {@link #REPLY}: its own nonce. Then the
  * client connects TCP from {@code P} to the application's port. The listener's accept path sees a TCP connection
  * whose source has a pending upgrade (any other goes to the application untouched) and writes its nonce on it; the
  * client compares it with the one the rendezvous gave (so the TCP listener it reached is the process it spoke UCX
  * with) and only then writes its own nonce, which the listener compares (so the TCP connection is the claimant's).
- * Then the wire-up exchange over the RDMA endpoints and {@link Rendezvous#READY}; the TCP connection stays open as the
+ * Then the wire-up exchange over the endpoints and {@link Rendezvous#READY}; the TCP connection stays open as the
  * connection's liveness and end-of-stream channel, as the Unix socket does on one host.
  */
 final class Upgrade {
@@ -119,10 +119,13 @@ final class Upgrade {
         return new Message(kind, ip, port, nonce, id);
     }
 
-    /** The data endpoint's parameters: peer error handling (RDMA has no shared memory to lose), errors to requests. */
-    static UcpEndpointParams params() {
-        return new UcpEndpointParams().setPeerErrorHandlingMode()
-                .setErrorHandler((endpoint, status, message) -> { /* its requests complete with the error */ });
+    /**
+     * The endpoint's parameters: peer error handling (RDMA has no shared memory to lose); UCX's error callback (a
+     * rejected RDMA-CM connect, a peer gone) is kept in {@code failure} for the handshake to stop waiting at once.
+     */
+    static UcpEndpointParams params(java.util.concurrent.atomic.AtomicReference<String> failure) {
+        return new UcpEndpointParams().setPeerErrorHandlingMode().setErrorHandler((endpoint, status, message) ->
+                failure.compareAndSet(null, "UCX status " + status + (message != null ? " (" + message + ")" : "")));
     }
 
     /** The source address this host uses towards {@code to} (a UDP connect picks the route and sends nothing). */
@@ -167,7 +170,8 @@ final class Upgrade {
             w = RemoteUcx.newWorker();
             // the connection's own endpoint, made through RDMA-CM: UCX wires the RC lane up in the connection
             // manager's exchange (no auxiliary UD transport needed); the claim and reply ride it first
-            ep = w.newEndpoint(params().setSocketAddress(new InetSocketAddress(addr, port)));
+            java.util.concurrent.atomic.AtomicReference<String> failure = new java.util.concurrent.atomic.AtomicReference<>();
+            ep = w.newEndpoint(params(failure).setSocketAddress(new InetSocketAddress(addr, port)));
             int id = UcxConnection.IDS.incrementAndGet() & 0xFFFF;
             byte[] mine = nonce();
             ByteBuffer claim = message(CLAIM, src, p, mine, id);
@@ -176,7 +180,7 @@ final class Upgrade {
             UcpRequest got = ep.recvStreamNonBlocking(UcxUtils.getAddress(in), MESSAGE,
                     UcpConstants.UCP_STREAM_RECV_FLAG_WAITALL, null);
             try {
-                progressUntil(w, deadline, where, "the RDMA-CM rendezvous", sent, got);
+                progressUntil(w, deadline, where, "the RDMA-CM rendezvous", failure, sent, got);
             } finally {
                 if (!got.isCompleted()) {
                     try {
@@ -216,10 +220,15 @@ final class Upgrade {
     }
 
     /** Progresses {@code w} until every request completed successfully, or throws at the deadline or an error. */
-    static void progressUntil(UcpWorker w, long deadline, String where, String what, UcpRequest... rs)
-            throws IOException {
+    static void progressUntil(UcpWorker w, long deadline, String where, String what,
+            java.util.concurrent.atomic.AtomicReference<String> failure, UcpRequest... rs) throws IOException {
         int idle = 0;
         while (true) {
+            String f = failure.get();
+            if (f != null) {
+                throw new ConnectException("UCX to " + where + ": " + what + " failed: " + f + " (no sdp4j UCX "
+                        + "listener on that RDMA-CM port, or no RDMA path)");
+            }
             boolean all = true;
             for (UcpRequest r : rs) {
                 if (r.isCompleted()) {
@@ -287,7 +296,6 @@ final class Upgrade {
                     where, false);
             c.remote = true;
             c.peerAddress = p.key().getAddress();
-            c.keepAlive = impl;
             return c;
         } catch (IOException | RuntimeException | OutOfMemoryError e) {
             throw Handshake.release(e, ch, p.ep(), p.worker(), where);
