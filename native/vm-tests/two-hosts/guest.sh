@@ -157,9 +157,10 @@ client_ucx() {
   kill $qps 2>/dev/null; wait $qps 2>/dev/null
   cat "$out/$step-client.log"
   echo "verbs QPs of the client JVM seen while it ran (rdma resource show qp, sampled every 0.5 s):"
-  grep -o 'lqpn [0-9]* type [A-Z]*' "$out/ucx-qps.log" | sort -u
+  sed -n 's/.*\(lqpn [0-9]*\).* \(type [A-Z]*\) \(state [A-Z]*\).*/\1 \2 \3/p' "$out/ucx-qps.log" | sort -u
   [ $rc = 0 ] || return $rc
-  grep -q 'type RC' "$out/ucx-qps.log" || { echo "no RC QP of the client JVM seen: not UCX rc_verbs?"; return 3; }
+  # RC QPs in RTS carry the streams; the UD ones in RESET are RDMA-CM's placeholder QPs of UCX's CM endpoints
+  grep -q 'type RC state RTS' "$out/ucx-qps.log" || { echo "no RC QP of the client JVM in RTS: not UCX rc_verbs?"; return 3; }
   [ "$(grep -c 'echoed byte for byte' "$out/$step-client.log")" = 2 ] || { echo "not two streams echoed"; return 4; }
   [ "$(grep -c "client $B:7476 .*family=ucx transport=ucx" "$out/$step-client.log")" = 2 ] ||
     { echo "the client's decision log does not show two connections with family=ucx transport=ucx to $B:7476"; return 3; }
