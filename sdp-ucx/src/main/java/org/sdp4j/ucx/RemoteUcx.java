@@ -37,14 +37,14 @@ final class RemoteUcx {
             Throwable cause = null;
             try {
                 Ucx.context(); // jucx loaded, UCX not disabled
-                UcpParams params = new UcpParams().requestStreamFeature().requestWakeupFeature()
-                        .setConfig("TLS", TLS).setConfig("SOCKADDR_TLS_PRIORITY", "rdmacm");
-                ctx = new UcpContext(params);
-                // a context without a device for these transports still opens
+                // a context without a device for these transports would still open
                 String[] devices = new java.io.File("/sys/class/infiniband").list();
                 if (devices == null || devices.length == 0) {
                     throw new IOException("UCX over RDMA: no RDMA device (/sys/class/infiniband is empty)");
                 }
+                UcpParams params = new UcpParams().requestStreamFeature().requestWakeupFeature()
+                        .setConfig("TLS", TLS).setConfig("SOCKADDR_TLS_PRIORITY", "rdmacm");
+                ctx = new UcpContext(params);
                 ctx.newWorker(new UcpWorkerParams()).close();
             } catch (Throwable e) {
                 cause = e instanceof IOException ? e : new IOException("UCX over RDMA (tls=" + TLS + ") is not "
