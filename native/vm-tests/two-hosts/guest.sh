@@ -21,6 +21,7 @@
 #   pg-preload      (not in the default list) PostgreSQL (Debian) on b under librspreload: FAILS, printing why
 #   ucx             java.net echo a->b on 'use ucx' both ends: UCX over RDMA across the wire (the cross-host
 #                   rendezvous on RDMA-CM's port space, the TCP connection carrying only the upgrade and end-of-stream)
+#   ucx-nio         (not in the default list) the same with NIO channels on both ends
 #   ucx-fallback    (not in the default list) 'use ucx' client -> TCP-only listener on b: bounded attempt, TCP carries it
 #   ucx-probe       (not in the default list) ucx_info and ucx_perftest over rxe0 between the guests
 #   jcc-both-norxe  b's rxe0 removed (rdma link delete): JCC on 'use both' makes a bounded RDMA attempt, falls back,
@@ -138,40 +139,53 @@ check_echo_nio() { echo_server_check 7475 sdp rsocket; }
 # connect plus the rendezvous reply takes longer than the 2 s default attempt bound.
 expect_ucx="--upgrade 7476"
 ucx_jvm=(-Dsdp4j.both.timeout=${SDP4J_2H_UCX_ATTEMPT:-30000})
-serve_ucx() {
-  conf $work/ucx-server.conf "use ucx server * $B:7476" 'use tcp server * *:*'
-  timeout 600 "$java" "${jvm[@]}" -javaagent:"$agent"=conf=$work/ucx-server.conf -cp "$tc" \
-    org.sdp4j.rsocket.TwoHostEcho server net $B 7476 2 > "$out/$step-server.log" 2>&1 &
+ucx_server() { # MODE PORT
+  conf $work/ucx-$1-server.conf "use ucx server * $B:$2" 'use tcp server * *:*'
+  timeout 600 "$java" "${jvm[@]}" -javaagent:"$agent"=conf=$work/ucx-$1-server.conf -cp "$tc" \
+    org.sdp4j.rsocket.TwoHostEcho server $1 $B $2 2 > "$out/$step-server.log" 2>&1 &
   srv=$!
   wait_for_line "$out/$step-server.log" listening 180 || { cat "$out/$step-server.log"; return 1; }
   grep 'rendezvous on RDMA-CM\|serves this host only' "$out/$step-server.log" || true
 }
-client_ucx() {
-  conf $work/ucx-client.conf "use ucx client * $B:7476" 'use tcp client * *:*'
+ucx_client() { # MODE PORT
+  conf $work/ucx-$1-client.conf "use ucx client * $B:$2" 'use tcp client * *:*'
   # which verbs QPs the client JVM holds while it runs (UCX's own transport report is compiled out of Debian's UCX)
-  (for i in $(seq 1 600); do rdma resource show qp 2>/dev/null | grep -w java; sleep 0.5; done) > "$out/ucx-qps.log" &
+  (for i in $(seq 1 600); do rdma resource show qp 2>/dev/null | grep -w java; sleep 0.5; done) > "$out/$step-qps.log" &
   local qps=$!
-  timeout 600 "$java" "${jvm[@]}" "${ucx_jvm[@]}" -javaagent:"$agent"=conf=$work/ucx-client.conf -cp "$tc" \
-    org.sdp4j.rsocket.TwoHostEcho client net $B 7476 "$RANDOM$RANDOM" 1048576 r > "$out/$step-client.log" 2>&1
+  timeout 600 "$java" "${jvm[@]}" "${ucx_jvm[@]}" -javaagent:"$agent"=conf=$work/ucx-$1-client.conf -cp "$tc" \
+    org.sdp4j.rsocket.TwoHostEcho client $1 $B $2 "$RANDOM$RANDOM" 1048576 r > "$out/$step-client.log" 2>&1
   local rc=$?
   kill $qps 2>/dev/null; wait $qps 2>/dev/null
   cat "$out/$step-client.log"
   echo "verbs QPs of the client JVM seen while it ran (rdma resource show qp, sampled every 0.5 s):"
-  sed -n 's/.*\(lqpn [0-9]*\).* \(type [A-Z]*\) \(state [A-Z]*\).*/\1 \2 \3/p' "$out/ucx-qps.log" | sort -u
+  sed -n 's/.*\(lqpn [0-9]*\).* \(type [A-Z]*\) \(state [A-Z]*\).*/\1 \2 \3/p' "$out/$step-qps.log" | sort -u
   [ $rc = 0 ] || return $rc
   # RC QPs in RTS carry the streams; the UD ones in RESET are RDMA-CM's placeholder QPs of UCX's CM endpoints
-  grep -q 'type RC state RTS' "$out/ucx-qps.log" || { echo "no RC QP of the client JVM in RTS: not UCX rc_verbs?"; return 3; }
+  grep -q 'type RC state RTS' "$out/$step-qps.log" || { echo "no RC QP of the client JVM in RTS: not UCX rc_verbs?"; return 3; }
   [ "$(grep -c 'echoed byte for byte' "$out/$step-client.log")" = 2 ] || { echo "not two streams echoed"; return 4; }
-  [ "$(grep -c "client $B:7476 .*family=ucx transport=ucx" "$out/$step-client.log")" = 2 ] ||
-    { echo "the client's decision log does not show two connections with family=ucx transport=ucx to $B:7476"; return 3; }
-  [ "$(grep -c "to $B:7476: UCX over RDMA across hosts" "$out/$step-client.log")" = 2 ] ||
-    { echo "the client's log does not name UCX over RDMA for both connections"; return 3; }
+  [ "$(grep -c "client $B:$2 .*family=ucx transport=ucx" "$out/$step-client.log")" = 2 ] ||
+    { echo "the client's decision log does not show two connections with family=ucx transport=ucx to $B:$2"; return 3; }
+  if [ "$1" = net ]; then
+    [ "$(grep -c "to $B:$2: UCX over RDMA across hosts" "$out/$step-client.log")" = 2 ] ||
+      { echo "the client's log does not name UCX over RDMA for both connections"; return 3; }
+  fi
 }
-check_ucx() {
-  echo_server_check 7476 ucx ucx+tcp || return 3
-  [ "$(grep -c "accepted on $B:7476: UCX over RDMA across hosts" "$out/$step-server.log")" = 2 ] ||
-    { echo "the server's log does not show two connections accepted over UCX over RDMA"; return 3; }
+ucx_check() { # MODE PORT
+  echo_server_check $2 ucx ucx+tcp || return 3
+  if [ "$1" = net ]; then
+    [ "$(grep -c "accepted on $B:$2: UCX over RDMA across hosts" "$out/$step-server.log")" = 2 ] ||
+      { echo "the server's log does not show two connections accepted over UCX over RDMA"; return 3; }
+  fi
 }
+serve_ucx() { ucx_server net 7476; }
+client_ucx() { ucx_client net 7476; }
+check_ucx() { ucx_check net 7476; }
+
+# ucx-nio (not in the default list): the same with NIO SocketChannel/ServerSocketChannel on both ends
+expect_ucx_nio="--upgrade 7478"
+serve_ucx_nio() { ucx_server nio 7478; }
+client_ucx_nio() { ucx_client nio 7478; }
+check_ucx_nio() { ucx_check nio 7478; }
 
 # ucx-fallback (not in the default list): a 'use ucx' client towards a b whose listener is TCP only (no RDMA-CM
 # rendezvous on 7477): RDMA-CM rejects the connect at once, the client falls back to TCP within its attempt bound and
