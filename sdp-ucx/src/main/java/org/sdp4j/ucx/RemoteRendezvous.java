@@ -356,8 +356,19 @@ final class RemoteRendezvous implements AutoCloseable {
         Handshake.release(new IOException("dropped"), null, p.ep(), p.worker(), where);
     }
 
+    /**
+     * Stops the rendezvous: its thread releases everything within one nap (10 ms) and is waited for (at most 1 s),
+     * so that an application that closes a listener and binds the port again finds the RDMA-CM port free.
+     */
     @Override
     public void close() {
-        closed = true; // the thread releases everything within one nap
+        closed = true;
+        if (Thread.currentThread() != thread) {
+            try {
+                thread.join(1000);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }
     }
 }
