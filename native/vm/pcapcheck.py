@@ -6,6 +6,10 @@
   pcapcheck.py FILE --a ... --b ... --tcp PORT              TCP payload to PORT (a->b) and from it (b->a)
   pcapcheck.py FILE --a ... --b ... --roce --tcp PORT       both: RoCEv2 both ways and TCP payload on PORT (a step
                                                             that runs the same client over rsockets and over TCP)
+  pcapcheck.py FILE --a ... --b ... --upgrade PORT          RoCEv2 both ways; TCP payload only on PORT and at most
+                                                            UPGRADE_MAX (256) bytes each way per TCP connection
+                                                            (UCX across hosts: the TCP connection carries only the
+                                                            upgrade handshake and the end-of-stream marker)
 
 PORT may be given more than once. Prints one line of counts (the evidence) and, on failure, why; exit 0 when the
 expectation holds, 1 when it does not, 2 when the file is not a capture this tool reads. The file is untrusted
@@ -17,6 +21,7 @@ import struct
 import sys
 
 ROCEV2 = 4791
+UPGRADE_MAX = 256
 
 
 def frames(path):
@@ -76,6 +81,7 @@ def main():
     ap.add_argument("--b", required=True)
     ap.add_argument("--rdma", type=int, action="append", default=[], metavar="PORT")
     ap.add_argument("--tcp", type=int, action="append", default=[], metavar="PORT")
+    ap.add_argument("--upgrade", type=int, action="append", default=[], metavar="PORT")
     ap.add_argument("--roce", action="store_true", help="RoCEv2 frames both ways, whatever else")
     ap.add_argument("--min", type=int, default=8, help="least RoCEv2 frames each way (default 8)")
     o = ap.parse_args()
@@ -83,6 +89,7 @@ def main():
     roce_bytes = {"ab": 0, "ba": 0}
     tcp_to = {}    # port -> payload bytes a->b to that port
     tcp_from = {}  # port -> payload bytes b->a from that port
+    conns = {}     # (a's port, b's port) -> [payload a->b, payload b->a]
     other = 0
     total = 0
     try:
@@ -107,18 +114,31 @@ def main():
                 if payload:
                     if way == "ab":
                         tcp_to[dport] = tcp_to.get(dport, 0) + payload
+                        conns.setdefault((sport, dport), [0, 0])[0] += payload
                     else:
                         tcp_from[sport] = tcp_from.get(sport, 0) + payload
+                        conns.setdefault((dport, sport), [0, 0])[1] += payload
             else:
                 other += 1
     except (OSError, ValueError) as e:
         print(f"pcapcheck: {e}")
         return 2
-    tcp = " ".join(f"tcp:{p} a->b {tcp_to.get(p, 0)} B, b->a {tcp_from.get(p, 0)} B" for p in o.rdma + o.tcp)
+    tcp = " ".join(f"tcp:{p} a->b {tcp_to.get(p, 0)} B, b->a {tcp_from.get(p, 0)} B"
+                   for p in o.rdma + o.tcp + o.upgrade)
+    if o.upgrade:
+        tcp += " connections " + (", ".join(f"{ap}->{bp} {n[0]}/{n[1]} B" for (ap, bp), n in sorted(conns.items()))
+                                  or "none with payload")
     print(f"pcapcheck {o.file}: {total} frames; RoCEv2 a->b {roce['ab']} ({roce_bytes['ab']} B), "
           f"b->a {roce['ba']} ({roce_bytes['ba']} B); {tcp}; other {other}")
     bad = []
-    if o.rdma or o.roce:
+    if o.upgrade:
+        for (ap, bp), n in sorted(conns.items()):
+            if bp not in o.upgrade:
+                bad.append(f"TCP payload on port {bp} ({ap}->{bp}: {n[0]}/{n[1]} B), not an upgrade port")
+            elif n[0] > UPGRADE_MAX or n[1] > UPGRADE_MAX:
+                bad.append(f"TCP connection {ap}->{bp} carried {n[0]}/{n[1]} B (a->b/b->a), more than the "
+                           f"upgrade handshake and end-of-stream marker ({UPGRADE_MAX} B each way)")
+    if o.rdma or o.roce or o.upgrade:
         for w in ("ab", "ba"):
             if roce[w] < o.min:
                 bad.append(f"only {roce[w]} RoCEv2 frames {w[0]}->{w[1]} (want >= {o.min})")

@@ -19,8 +19,11 @@
 #                   Connector/J on a on 'use sdp': ROWS INSERTs, SELECT, every row checked (native/README.md: why
 #                   the shim, why not PostgreSQL)
 #   pg-preload      (not in the default list) PostgreSQL (Debian) on b under librspreload: FAILS, printing why
-#   ucx             java.net echo a->b on 'use ucx' both ends: must ride UCX, not fall back (needs the cross-host
-#                   rendezvous; until it exists this step FAILS with the reason)
+#   ucx             java.net echo a->b on 'use ucx' both ends: UCX over RDMA across the wire (the cross-host
+#                   rendezvous on RDMA-CM's port space, the TCP connection carrying only the upgrade and end-of-stream)
+#   ucx-nio         (not in the default list) the same with NIO channels on both ends
+#   ucx-fallback    (not in the default list) 'use ucx' client -> TCP-only listener on b: bounded attempt, TCP carries it
+#   ucx-probe       (not in the default list) ucx_info and ucx_perftest over rxe0 between the guests
 #   jcc-both-norxe  b's rxe0 removed (rdma link delete): JCC on 'use both' makes a bounded RDMA attempt, falls back,
 #                   the second connection goes straight to TCP (negative cache), every row checked
 set -uo pipefail
@@ -128,17 +131,111 @@ serve_echo_nio() { echo_server nio 7475 sdp; }
 client_echo_nio() { echo_client nio 7475 sdp rsocket; }
 check_echo_nio() { echo_server_check 7475 sdp rsocket; }
 
-expect_ucx="--rdma 7476"
-serve_ucx() { echo_server net 7476 ucx; }
-client_ucx() {
-  echo_client net 7476 ucx ucx; local rc=$?
-  if [ $rc = 3 ] && grep -q "client $B:7476 .*transport=tcp" "$out/$step-client.log"; then
-    echo "UCX across hosts: NOT BUILT — 'use ucx' fell back to TCP:"
-    grep "client $B:7476" "$out/$step-client.log"
+# ucx: both ends on 'use ucx'. The server's UCX listener also listens on RDMA-CM port 7476 (RDMA_PS_TCP, not the
+# kernel's TCP port); the client claims a TCP source port there, proves it over a TCP connection to 7476, and the
+# stream rides UCX over RDMA (rc_verbs/ud_verbs on rxe0; UCX's tcp transport is not in sdp4j's list across hosts).
+# The capture: RoCEv2 both ways, and TCP payload only on 7476, at most 256 B each way per connection (the upgrade
+# handshake and the end-of-stream marker). sdp4j.both.timeout is raised for the client: under TCG an RDMA-CM
+# connect plus the rendezvous reply takes longer than the 2 s default attempt bound.
+expect_ucx="--upgrade 7476"
+ucx_jvm=(-Dsdp4j.both.timeout=${SDP4J_2H_UCX_ATTEMPT:-30000})
+ucx_server() { # MODE PORT
+  conf $work/ucx-$1-server.conf "use ucx server * $B:$2" 'use tcp server * *:*'
+  timeout 600 "$java" "${jvm[@]}" -javaagent:"$agent"=conf=$work/ucx-$1-server.conf -cp "$tc" \
+    org.sdp4j.rsocket.TwoHostEcho server $1 $B $2 2 > "$out/$step-server.log" 2>&1 &
+  srv=$!
+  wait_for_line "$out/$step-server.log" listening 180 || { cat "$out/$step-server.log"; return 1; }
+  grep 'rendezvous on RDMA-CM\|serves this host only' "$out/$step-server.log" || true
+}
+ucx_client() { # MODE PORT
+  conf $work/ucx-$1-client.conf "use ucx client * $B:$2" 'use tcp client * *:*'
+  # which verbs QPs the client JVM holds while it runs (UCX's own transport report is compiled out of Debian's UCX)
+  (for i in $(seq 1 600); do rdma resource show qp 2>/dev/null | grep -w java; sleep 0.5; done) > "$out/$step-qps.log" &
+  local qps=$!
+  timeout 600 "$java" "${jvm[@]}" "${ucx_jvm[@]}" -javaagent:"$agent"=conf=$work/ucx-$1-client.conf -cp "$tc" \
+    org.sdp4j.rsocket.TwoHostEcho client $1 $B $2 "$RANDOM$RANDOM" 1048576 r > "$out/$step-client.log" 2>&1
+  local rc=$?
+  kill $qps 2>/dev/null; wait $qps 2>/dev/null
+  cat "$out/$step-client.log"
+  echo "verbs QPs of the client JVM seen while it ran (rdma resource show qp, sampled every 0.5 s):"
+  sed -n 's/.*\(lqpn [0-9]*\).* \(type [A-Z]*\) \(state [A-Z]*\).*/\1 \2 \3/p' "$out/$step-qps.log" | sort -u
+  [ $rc = 0 ] || return $rc
+  # RC QPs in RTS carry the streams; the UD ones in RESET are RDMA-CM's placeholder QPs of UCX's CM endpoints
+  grep -q 'type RC state RTS' "$out/$step-qps.log" || { echo "no RC QP of the client JVM in RTS: not UCX rc_verbs?"; return 3; }
+  [ "$(grep -c 'echoed byte for byte' "$out/$step-client.log")" = 2 ] || { echo "not two streams echoed"; return 4; }
+  [ "$(grep -c "client $B:$2 .*family=ucx transport=ucx" "$out/$step-client.log")" = 2 ] ||
+    { echo "the client's decision log does not show two connections with family=ucx transport=ucx to $B:$2"; return 3; }
+  if [ "$1" = net ]; then
+    [ "$(grep -c "to $B:$2: UCX over RDMA across hosts" "$out/$step-client.log")" = 2 ] ||
+      { echo "the client's log does not name UCX over RDMA for both connections"; return 3; }
   fi
+}
+ucx_check() { # MODE PORT
+  echo_server_check $2 ucx ucx+tcp || return 3
+  if [ "$1" = net ]; then
+    [ "$(grep -c "accepted on $B:$2: UCX over RDMA across hosts" "$out/$step-server.log")" = 2 ] ||
+      { echo "the server's log does not show two connections accepted over UCX over RDMA"; return 3; }
+  fi
+}
+serve_ucx() { ucx_server net 7476; }
+client_ucx() { ucx_client net 7476; }
+check_ucx() { ucx_check net 7476; }
+
+# ucx-nio (not in the default list): the same with NIO SocketChannel/ServerSocketChannel on both ends
+expect_ucx_nio="--upgrade 7478"
+serve_ucx_nio() { ucx_server nio 7478; }
+client_ucx_nio() { ucx_client nio 7478; }
+check_ucx_nio() { ucx_check nio 7478; }
+
+# ucx-fallback (not in the default list): a 'use ucx' client towards a b whose listener is TCP only (no RDMA-CM
+# rendezvous on 7477): RDMA-CM rejects the connect at once, the client falls back to TCP within its attempt bound and
+# the streams ride TCP, byte for byte
+expect_ucx_fallback="--tcp 7477"
+serve_ucx_fallback() {
+  conf $work/ucxfb-server.conf "use tcp server * $B:7477"
+  timeout 600 "$java" "${jvm[@]}" -javaagent:"$agent"=conf=$work/ucxfb-server.conf -cp "$tc" \
+    org.sdp4j.rsocket.TwoHostEcho server net $B 7477 2 > "$out/$step-server.log" 2>&1 &
+  srv=$!
+  wait_for_line "$out/$step-server.log" listening 180 || { cat "$out/$step-server.log"; return 1; }
+}
+client_ucx_fallback() {
+  conf $work/ucxfb-client.conf "use ucx client * $B:7477" 'use tcp client * *:*'
+  local t0=$(date +%s%N) rc
+  timeout 600 "$java" "${jvm[@]}" -javaagent:"$agent"=conf=$work/ucxfb-client.conf -cp "$tc" \
+    org.sdp4j.rsocket.TwoHostEcho client net $B 7477 "$RANDOM$RANDOM" 1048576 r > "$out/$step-client.log" 2>&1
+  rc=$?
+  cat "$out/$step-client.log"
+  echo "client run: $(( ($(date +%s%N) - t0) / 1000000 )) ms"
+  [ $rc = 0 ] || return $rc
+  [ "$(grep -c 'echoed byte for byte' "$out/$step-client.log")" = 2 ] || { echo "not two streams echoed"; return 4; }
+  grep -q "client $B:7477 .*family=ucx transport=tcp fallback=" "$out/$step-client.log" ||
+    { echo "the client's decision log does not show the fallback from UCX to TCP"; return 3; }
+}
+
+# ucx-probe (not in the default list): can UCX 1.13 use rxe0 across the wire at all? ucx_info on each side, then
+# ucx_perftest b->a over rc_verbs/ud_verbs on rxe0 (its own out-of-band exchange is a TCP socket on 13337)
+expect_ucx_probe="--roce"
+ucx_probe_env=(UCX_NET_DEVICES=rxe0:1 UCX_TLS=rc_verbs,ud_verbs,self UCX_SOCKADDR_TLS_PRIORITY=rdmacm)
+serve_ucx_probe() {
+  ucx_info -d 2>&1 | grep -E 'Memory domain|Transport|Device|Component' > "$out/ucx-probe-info.log"
+  cat "$out/ucx-probe-info.log"
+  # one server run per test (the client runs three)
+  (for i in 1 2 3; do env "${ucx_probe_env[@]}" timeout 200 ucx_perftest -p 13337; done) > "$out/$step-server.log" 2>&1 &
+  srv=$!
+  sleep 2; echo listening
+}
+client_ucx_probe() {
+  ucx_info -d 2>&1 | grep -E 'Memory domain|Transport|Device|Component'
+  local t rc=0
+  for t in "stream_bw -s 65536 -n 200" "stream_lat -s 64 -n 2000" "tag_lat -s 64 -n 2000"; do
+    echo "---- ucx_perftest $B -t $t"
+    # shellcheck disable=SC2086
+    env "${ucx_probe_env[@]}" timeout 120 ucx_perftest $B -p 13337 -t $t > $work/perftest.out 2>&1 || rc=1
+    grep -v '^ *[0-9]*  ' $work/perftest.out | tail -n 25 # without UCX's backtrace frames
+    sleep 1
+  done
   return $rc
 }
-check_ucx() { echo_server_check 7476 ucx ucx+tcp; }
 
 derby_server() { # PORT SERVER-RULE
   rm -f $work/derby-stop
@@ -380,7 +477,7 @@ run_b() {
     [ $rc = 0 ] && rc=$src
     if [ $rc = 0 ] && declare -F "$(fn check "$step")" >/dev/null; then "$(fn check "$step")"; rc=$?; fi
     c1=$(counters)
-    min=256; case "$step" in wire) min=4 ;; jcc-both-tcp|jcc-both-norxe) min=0 ;; esac
+    min=256; case "$step" in wire) min=4 ;; jcc-both-tcp|jcc-both-norxe|ucx-fallback) min=0 ;; esac
     d=$(delta "$c0" "$c1" $min); drc=$?
     [ -d $hw ] || { d="no RDMA device (rxe0 deleted)"; drc=0; }
     [ $rc = 0 ] && rc=$drc
@@ -411,7 +508,7 @@ run_a() {
     await "$step.server-done" 600
     put "$step.cap-stop" 1
     await "$step.cap-off" 120
-    min=256; case "$step" in wire) min=4 ;; jcc-both-tcp|jcc-both-norxe) min=0 ;; esac
+    min=256; case "$step" in wire) min=4 ;; jcc-both-tcp|jcc-both-norxe|ucx-fallback) min=0 ;; esac
     d=$(delta "$c0" "$c1" $min); drc=$?
     [ $rc = 0 ] && rc=$drc
     record "$step" $rc $(( $(date +%s) - t0 )) "$d"

@@ -92,6 +92,95 @@ public final class JdkNio {
         }
     }
 
+    private static final class Adopt {
+        static final java.lang.invoke.MethodHandle NEW;
+        static final java.lang.invoke.MethodHandle NEW_FD, SET_FD_VAL;
+        static final Class<?> NIO_SOCKET_IMPL;
+        static final Throwable FAILURE;
+
+        static {
+            java.lang.invoke.MethodHandle h = null;
+            java.lang.invoke.MethodHandle nf = null, sv = null;
+            Class<?> impl = null;
+            Throwable f = null;
+            try {
+                Class<?> c = Class.forName("sun.nio.ch.SocketChannelImpl");
+                h = java.lang.invoke.MethodHandles.privateLookupIn(c, java.lang.invoke.MethodHandles.lookup())
+                        .findConstructor(c, java.lang.invoke.MethodType.methodType(void.class, SelectorProvider.class,
+                                java.net.ProtocolFamily.class, java.io.FileDescriptor.class,
+                                java.net.SocketAddress.class));
+                impl = Class.forName("sun.nio.ch.NioSocketImpl");
+                Class<?> io = Class.forName("sun.nio.ch.IOUtil");
+                java.lang.invoke.MethodHandles.Lookup l = java.lang.invoke.MethodHandles.privateLookupIn(io,
+                        java.lang.invoke.MethodHandles.lookup());
+                nf = l.findStatic(io, "newFD", java.lang.invoke.MethodType.methodType(java.io.FileDescriptor.class,
+                        int.class));
+                sv = l.findStatic(io, "setfdVal", java.lang.invoke.MethodType.methodType(void.class,
+                        java.io.FileDescriptor.class, int.class));
+            } catch (ReflectiveOperationException | RuntimeException e) {
+                f = e;
+            }
+            NEW = h;
+            NEW_FD = nf;
+            SET_FD_VAL = sv;
+            NIO_SOCKET_IMPL = impl;
+            FAILURE = f;
+        }
+    }
+
+    /**
+     * A JDK {@link java.nio.channels.SocketChannel} on the descriptor of a connection the JDK's platform
+     * {@link java.net.SocketImpl} ({@code NioSocketImpl}) accepted; the JDK's own accept path builds its channels the
+     * same way. The channel owns the descriptor from then on, through a FileDescriptor of its own: the socket's is set
+     * to -1, because its cleaner would close the number once the socket is unreachable, under whatever reuses the
+     * number by then (a test saw a pipe's write fail with EBADF). {@code accepted} must not be used any more. Needs
+     * {@code sun.nio.ch} opened to sdp4j.
+     */
+    public static java.nio.channels.SocketChannel adoptAccepted(java.net.SocketImpl accepted)
+            throws java.io.IOException {
+        if (Adopt.NEW == null) {
+            throw new java.io.IOException("cannot make a channel of an accepted socket (sun.nio.ch not opened to "
+                    + "sdp4j?): " + Adopt.FAILURE);
+        }
+        if (!Adopt.NIO_SOCKET_IMPL.isInstance(accepted)) {
+            throw new java.io.IOException("cannot make a channel of a " + accepted.getClass().getName()
+                    + " (only of the JDK's NioSocketImpl)");
+        }
+        java.net.InetAddress peer = JdkNet.inetAddress(accepted);
+        java.net.ProtocolFamily family = peer instanceof java.net.Inet6Address
+                || !Boolean.getBoolean("java.net.preferIPv4Stack") && isIPv6Socket(accepted)
+                ? java.net.StandardProtocolFamily.INET6 : java.net.StandardProtocolFamily.INET;
+        try {
+            // a FileDescriptor of the channel's own with the same number; the socket's is set to -1, so that its
+            // cleaner (which closes it once the socket is unreachable) never closes the number again
+            java.io.FileDescriptor old = JdkNet.fileDescriptor(accepted);
+            int n = fdVal(old);
+            if (n < 0) {
+                throw new java.io.IOException("the accepted socket is closed");
+            }
+            java.io.FileDescriptor own = (java.io.FileDescriptor) Adopt.NEW_FD.invoke(n);
+            java.nio.channels.SocketChannel ch = (java.nio.channels.SocketChannel) Adopt.NEW.invoke(defaultProvider(),
+                    family, own, new java.net.InetSocketAddress(peer, JdkNet.port(accepted)));
+            Adopt.SET_FD_VAL.invoke(old, -1);
+            return ch;
+        } catch (java.io.IOException e) {
+            throw e;
+        } catch (Throwable t) {
+            throw new java.io.IOException("cannot make a channel of an accepted socket: " + t, t);
+        }
+    }
+
+    /** Whether the JDK made its sockets IPv6 (dual-stack) ones: what {@code sun.nio.ch.Net.isIPv6Available} says. */
+    private static boolean isIPv6Socket(java.net.SocketImpl accepted) {
+        try {
+            java.lang.reflect.Method m = Class.forName("sun.nio.ch.Net").getDeclaredMethod("isIPv6Available");
+            m.setAccessible(true);
+            return (Boolean) m.invoke(null);
+        } catch (ReflectiveOperationException | RuntimeException e) {
+            return true;
+        }
+    }
+
     /** The JDK's default provider; throws with the reason and the fix when it cannot be reached. */
     public static SelectorProvider defaultProvider() {
         if (Holder.DEFAULT == null) {

@@ -10,6 +10,7 @@ import java.util.concurrent.TimeUnit;
 
 import org.sdp4j.jdk.JdkNet;
 import org.sdp4j.transport.TcpTransport;
+import org.sdp4j.transport.TcpUpgrade;
 import org.sdp4j.transport.Transport;
 
 /**
@@ -28,10 +29,12 @@ final class AcceptThreads {
     private final Transport transport;
     private final BlockingQueue<Accepted> queue = new ArrayBlockingQueue<>(4);
     private volatile boolean closed;
+    private final int port;
 
     AcceptThreads(SocketImpl tcp, SocketImpl other, Transport transport, int port) {
         this.other = other;
         this.transport = transport;
+        this.port = port;
         start("tcp", port, tcp, TcpTransport.INSTANCE);
         start(transport.name(), port, other, transport);
     }
@@ -77,6 +80,22 @@ final class AcceptThreads {
             try {
                 into = t == TcpTransport.INSTANCE ? JdkNet.newPlatformImpl(false) : t.newSocketImpl(false);
                 JdkNet.accept(listener, into);
+                if (t == TcpTransport.INSTANCE && other instanceof TcpUpgrade u
+                        && u.claims(JdkNet.inetAddress(into), JdkNet.port(into))) {
+                    // a client of the transport's that announced this TCP connection: the transport's listener
+                    // serves the rest of its handshake and accepts it; unclaimed ones go to the application untouched
+                    java.nio.channels.SocketChannel ch;
+                    try {
+                        ch = org.sdp4j.jdk.JdkNio.adoptAccepted(into);
+                    } catch (IOException e) {
+                        org.sdp4j.log.SdpLog.log(org.sdp4j.log.SdpLog.WARN, "upgrade of a TCP connection on port "
+                                + port + ": " + e.getMessage());
+                        JdkNet.closeQuietly(into);
+                        continue;
+                    }
+                    u.upgrade(ch, into);
+                    continue;
+                }
                 queue.put(new Accepted(into, t, null));
                 into = null;
             } catch (java.net.SocketTimeoutException e) {

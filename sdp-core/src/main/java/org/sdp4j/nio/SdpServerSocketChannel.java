@@ -263,8 +263,30 @@ final class SdpServerSocketChannel extends ServerSocketChannel implements Wrappi
         synchronized (stateLock) {
             rdmaFirst = dualTurn = !dualTurn;
         }
-        SocketChannel c = (rdmaFirst ? r : initial).accept();
-        return c != null ? c : (rdmaFirst ? initial : r).accept();
+        ServerSocketChannel first = rdmaFirst ? r : initial;
+        SocketChannel c = unclaimed(first, first.accept(), r);
+        if (c != null) {
+            return c;
+        }
+        ServerSocketChannel second = rdmaFirst ? initial : r;
+        return unclaimed(second, second.accept(), r);
+    }
+
+    /**
+     * {@code c} as accepted from {@code from}, or null when it is a TCP connection the transport's listener claims
+     * (a cross-host UCX client announced it): the transport serves it and accepts the result on its own listener.
+     */
+    private SocketChannel unclaimed(ServerSocketChannel from, SocketChannel c, ServerSocketChannel r)
+            throws IOException {
+        if (c == null || from != initial || !(r instanceof org.sdp4j.transport.TcpUpgrade u)) {
+            return c;
+        }
+        java.net.SocketAddress a = c.getRemoteAddress();
+        if (a instanceof java.net.InetSocketAddress isa && u.claims(isa.getAddress(), isa.getPort())) {
+            u.upgrade(c, null);
+            return null;
+        }
+        return c;
     }
 
     SocketChannel wrapAccepted(SocketChannel c) {

@@ -59,8 +59,7 @@ final class Handshake {
             servedBy = deadline;
         }
         if (!Rendezvous.isLocal(addr)) {
-            throw new ConnectException("UCX to " + where + ": not an address of this host, and sdp4j's UCX "
-                    + "rendezvous reaches only this host");
+            return Upgrade.connect(addr, port, deadline, servedBy, where);
         }
         PeerCheck.Listener l = PeerCheck.listenerFor(addr, port);
         if (l == null) {
@@ -171,60 +170,87 @@ final class Handshake {
                 told = true;
                 Rendezvous.writeFully(ch, Rendezvous.hello(w.getAddress(), id));
             }
-            ByteBuffer early = wireUp(w, ep, ch, deadline, where);
-            if (client) {
-                // the listener's word that its side is made too: without it, a listener whose handshake thread ran
-                // out of time just after the exchange (1,000 handshakes on two cores) left the client a connection
-                // whose peer was already gone
-                byte first;
-                if (early.position() > 0) {
-                    first = early.get(0);
-                } else {
-                    ByteBuffer r = ByteBuffer.allocate(1);
-                    Rendezvous.readFully(ch, r, deadline, where);
-                    first = r.get(0);
-                }
-                if (first != Rendezvous.READY) {
-                    throw new SocketException("UCX rendezvous " + where + ": the listener did not confirm the "
-                            + "connection (byte " + (first & 0xff) + ")");
-                }
-                early = ByteBuffer.allocate(1);
-            } else {
-                Rendezvous.writeFully(ch, ByteBuffer.wrap(new byte[] {Rendezvous.READY}));
-            }
-            UcxConnection c = new UcxConnection(w, ep, ch, id, peer.id(), staging);
-            if (early.position() > 0) {
-                c.pendingControl = early.flip(); // the start of the peer's end-of-stream marker, for the watchdog
-            }
-            Watchdog.watch(c);
-            return c;
+            return finish(w, ep, ch, id, peer.id(), staging, deadline, where, client);
         } catch (IOException | RuntimeException | OutOfMemoryError e) {
-            if (e instanceof OutOfMemoryError oom && !UcxConnection.isDirectMemory(oom)) {
-                throw oom; // the heap: nothing a fallback could help with
-            }
-            try {
-                if (ep != null) {
-                    ep.closeNonBlockingForce();
-                }
-            } catch (RuntimeException ignore) {
-                // jucx's UcxException (e.g. "Invalid parameter"): destroying the worker releases the endpoint
-            }
-            if (w != null && told) {
-                Quarantine.hold(w, ch); // the peer may still attach to it: see there
-            } else {
-                closeQuietly(ch);
-                if (w != null) {
-                    WorkerPool.destroy(w);
-                }
-            }
-            if (e instanceof IOException io) {
-                throw io;
-            }
-            if (e instanceof OutOfMemoryError) { // the staging buffers, or jucx's own (e.g. the worker address)
-                throw new SocketException("UCX " + where + ": " + UcxConnection.noDirectMemory(e));
-            }
-            throw new IOException("UCX " + where + ": " + e, e);
+            throw release(e, ch, ep, w, where, told);
         }
+    }
+
+    /**
+     * The common end of a handshake, local or across hosts: the wire-up exchange over the new endpoint, the
+     * listener's {@link Rendezvous#READY}, the connection registered with the watchdog. {@code ch} (the Unix socket,
+     * or across hosts the TCP connection) stays the connection's liveness and end-of-stream channel.
+     */
+    static UcxConnection finish(UcpWorker w, UcpEndpoint ep, SocketChannel ch, int id, int peerId,
+            ByteBuffer[] staging, long deadline, String where, boolean client) throws IOException {
+        ByteBuffer early = wireUp(w, ep, ch, deadline, where);
+        if (client) {
+            // the listener's word that its side is made too: without it, a listener whose handshake thread ran
+            // out of time just after the exchange (1,000 handshakes on two cores) left the client a connection
+            // whose peer was already gone
+            byte first;
+            if (early.position() > 0) {
+                first = early.get(0);
+            } else {
+                ByteBuffer r = ByteBuffer.allocate(1);
+                Rendezvous.readFully(ch, r, deadline, where);
+                first = r.get(0);
+            }
+            if (first != Rendezvous.READY) {
+                throw new SocketException("UCX rendezvous " + where + ": the listener did not confirm the "
+                        + "connection (byte " + (first & 0xff) + ")");
+            }
+            early = ByteBuffer.allocate(1);
+        } else {
+            Rendezvous.writeFully(ch, ByteBuffer.wrap(new byte[] {Rendezvous.READY}));
+        }
+        UcxConnection c = new UcxConnection(w, ep, ch, id, peerId, staging);
+        if (early.position() > 0) {
+            c.pendingControl = early.flip(); // the start of the peer's end-of-stream marker, for the watchdog
+        }
+        Watchdog.watch(c);
+        return c;
+    }
+
+    /**
+     * Releases what a failed handshake made (no UCX exception escapes) and returns what to throw: an IOException,
+     * or the heap's OutOfMemoryError.
+     */
+    static IOException release(Throwable e, java.io.Closeable ch, UcpEndpoint ep, UcpWorker w, String where) {
+        return release(e, ch, ep, w, where, false);
+    }
+
+    /**
+     * Releases what a failed handshake made and returns the exception to throw. {@code told}: the peer may have this
+     * worker's address (a local hello went out): the worker is held, not destroyed ({@link Quarantine}).
+     */
+    static IOException release(Throwable e, java.io.Closeable ch, UcpEndpoint ep, UcpWorker w, String where,
+            boolean told) {
+        if (e instanceof OutOfMemoryError oom && !UcxConnection.isDirectMemory(oom)) {
+            throw oom; // the heap: nothing a fallback could help with
+        }
+        try {
+            if (ep != null) {
+                ep.closeNonBlockingForce();
+            }
+        } catch (RuntimeException ignore) {
+            // jucx's UcxException (e.g. "Invalid parameter"): destroying the worker releases the endpoint
+        }
+        if (w != null && told && ch instanceof SocketChannel control) {
+            Quarantine.hold(w, control); // the peer may still attach to it: see there
+        } else {
+            closeQuietly(ch);
+            if (w != null) {
+                WorkerPool.destroy(w);
+            }
+        }
+        if (e instanceof IOException io) {
+            return io;
+        }
+        if (e instanceof OutOfMemoryError) { // the staging buffers, or jucx's own (e.g. the worker address)
+            return new SocketException("UCX " + where + ": " + UcxConnection.noDirectMemory(e));
+        }
+        return new IOException("UCX " + where + ": " + e, e);
     }
 
     /**
@@ -233,7 +259,7 @@ final class Handshake {
      * replies from a peer whose worker nobody progresses (an idle reader) — a TCP connection never needs the
      * peer's cooperation to accept a small write.
      */
-    private static ByteBuffer wireUp(UcpWorker w, UcpEndpoint ep, SocketChannel ch, long deadline, String where)
+    static ByteBuffer wireUp(UcpWorker w, UcpEndpoint ep, SocketChannel ch, long deadline, String where)
             throws IOException {
         // non-blocking, to notice a peer that hangs up instead of wiring up rather than hold a thread 5 s for it;
         // a byte that arrives instead is the start of the marker of a peer that is done already: handed on

@@ -63,7 +63,7 @@ final class HandshakeServer implements AutoCloseable {
                     Thread t = new Thread(r, "sdp4j-ucx-handshake-" + THREADS.incrementAndGet());
                     t.setDaemon(true);
                     return t;
-                }, (r, pool) -> closeQuietly(((Serve) r).ch)); // closed meanwhile, or the queue is full
+                }, (r, pool) -> closeQuietly(r instanceof Serve sv ? sv.ch : ((Upgrading) r).ch)); // closed, or full
         handshakes.allowCoreThreadTimeOut(true);
         this.acceptor = new Thread(this::acceptLoop, "sdp4j-ucx-rendezvous " + where);
         acceptor.setDaemon(true);
@@ -180,6 +180,46 @@ final class HandshakeServer implements AutoCloseable {
         }
     }
 
+    /** A TCP connection a client announced on the cross-host rendezvous, to upgrade on a handshake thread. */
+    private final class Upgrading implements Runnable {
+        final SocketChannel ch;
+        final java.util.concurrent.Callable<UcxConnection> task;
+
+        Upgrading(SocketChannel ch, java.util.concurrent.Callable<UcxConnection> task) {
+            this.ch = ch;
+            this.task = task;
+        }
+
+        @Override
+        public void run() {
+            UcxConnection c;
+            try {
+                c = task.call();
+            } catch (Exception e) {
+                SdpLog.log(SdpLog.WARN, "ucx: listener " + where + ": " + e.getMessage());
+                closeQuietly(ch);
+                return;
+            }
+            completed(c);
+        }
+    }
+
+    /**
+     * Runs {@code task} (the TCP half of a cross-host upgrade on {@code ch}) on a handshake thread and queues its
+     * connection for {@code accept}; {@code ch} is closed if the listener is closed or its queue is full.
+     */
+    void serveUpgrade(SocketChannel ch, java.util.concurrent.Callable<UcxConnection> task) {
+        if (closed) {
+            closeQuietly(ch);
+            return;
+        }
+        try {
+            handshakes.execute(new Upgrading(ch, task));
+        } catch (RuntimeException e) { // rejected: shut down by close
+            closeQuietly(ch);
+        }
+    }
+
     private void serve(SocketChannel ch) {
         UcxConnection c;
         try {
@@ -189,6 +229,10 @@ final class HandshakeServer implements AutoCloseable {
             SdpLog.log(SdpLog.WARN, "ucx: listener " + where + ": " + e.getMessage());
             return;
         }
+        completed(c);
+    }
+
+    private void completed(UcxConnection c) {
         synchronized (done) {
             if (closed) {
                 c.close();

@@ -100,6 +100,17 @@ final class UcxConnection {
     private volatile String gone;
     /** The peer closed in order (marker, then hang-up): its endpoint, maybe its worker, serve others now. */
     private volatile boolean closedByPeer;
+    /** Across hosts ({@link Upgrade}): the worker is the RDMA context's and is never pooled; the peer's address. */
+    volatile boolean remote;
+    volatile java.net.InetAddress peerAddress;
+
+    /** What carries this connection, for the decision log. */
+    String carrier() {
+        return remote ? "UCX over RDMA across hosts (tls=" + RemoteUcx.transports() + ", rendezvous over rdmacm, "
+                + "liveness and end-of-stream over TCP " + control.socket().getLocalSocketAddress() + " -> "
+                + control.socket().getRemoteSocketAddress() + ")" : "UCX shared memory (tls=" + Ucx.transports() + ")";
+    }
+
     /** Control bytes read so far of an incomplete message (watchdog thread only). */
     ByteBuffer pendingControl;
 
@@ -358,7 +369,7 @@ final class UcxConnection {
         } catch (Exception e) {
             clean = false; // destroying the worker releases the endpoint regardless
         }
-        if (clean) {
+        if (clean && !remote) {
             WorkerPool.give(worker);
         } else {
             WorkerPool.destroy(worker);
@@ -514,13 +525,40 @@ final class UcxConnection {
         }
         pendingRecv = null;
         if (r.getStatus() != 0) {
-            throw new SocketException("UCX stream receive failed, status " + r.getStatus());
+            // across hosts the endpoint has peer error handling: a peer that closes in order disconnects it after
+            // its last byte, which fails the receive posted for more. Its end-of-stream marker (over TCP) decides
+            if (remote && peerVerdict(deadline) && peerSent >= 0 && received >= peerSent) {
+                return false;
+            }
+            throw new SocketException(gone != null ? "Connection reset: " + gone
+                    : "UCX stream receive failed, status " + r.getStatus());
         }
         rpos = 0;
         rlim = (int) r.getRecvSize();
         received += rlim;
         return true;
     }
+
+    /**
+     * Waits (naps, at most {@link #VERDICT_NANOS} and not past {@code deadline}) until the control channel said how
+     * the peer ended: its end-of-stream marker, or a hang-up. True when it did.
+     */
+    private boolean peerVerdict(long deadline) {
+        long end = System.nanoTime() + VERDICT_NANOS;
+        if (deadline != 0 && deadline - end < 0) {
+            end = deadline;
+        }
+        while (peerSent < 0 && gone == null) {
+            if (System.nanoTime() - end > 0 || isClosed()) {
+                return false;
+            }
+            java.util.concurrent.locks.LockSupport.parkNanos(1_000_000L);
+        }
+        return true;
+    }
+
+    /** How long a failed receive across hosts waits for the peer's end-of-stream marker (its TCP may lag UCX). */
+    private static final long VERDICT_NANOS = 10_000_000_000L;
 
     /** Bytes readable without blocking (rsockets has no FIONREAD either; this progresses UCX once to see). */
     int available() throws IOException {

@@ -42,7 +42,8 @@ import org.sdp4j.transport.TransportChannel;
  * is logged and costs only itself. Closing while a poll or a blocking accept uses the listener is deferred to the
  * last of them, as for {@link UcxSocketChannel}.
  */
-final class UcxServerSocketChannel extends ServerSocketChannel implements TransportChannel, UcxPoller.Pollable {
+final class UcxServerSocketChannel extends ServerSocketChannel implements TransportChannel, UcxPoller.Pollable,
+        org.sdp4j.transport.TcpUpgrade {
     private final Transport owner;
     final int pseudoFd = UcxPoller.newPseudoFd();
     private final Object stateLock = new Object();
@@ -56,6 +57,8 @@ final class UcxServerSocketChannel extends ServerSocketChannel implements Transp
     private final List<Poller> pollers = new ArrayList<>(1);
 
     private volatile InetSocketAddress local;
+    /** The cross-host rendezvous (RDMA-CM port space), or null when this host has no RDMA for UCX. */
+    private volatile RemoteRendezvous remote;
     private volatile int udsFd = -1;
 
     UcxServerSocketChannel(SelectorProvider provider, Transport owner) {
@@ -85,7 +88,48 @@ final class UcxServerSocketChannel extends ServerSocketChannel implements Transp
         }
     }
 
+    /** A TCP connection of the application's listener from a source a cross-host client announced. */
+    @Override
+    public boolean claims(InetAddress peer, int peerPort) {
+        RemoteRendezvous r = remote;
+        return r != null && r.claims(peer, peerPort);
+    }
+
+    @Override
+    public void upgrade(SocketChannel ch, java.net.SocketImpl impl) {
+        RemoteRendezvous r = remote;
+        HandshakeServer hs;
+        synchronized (stateLock) {
+            hs = server;
+        }
+        RemoteRendezvous.Pending p = null;
+        try {
+            InetSocketAddress from = (InetSocketAddress) ch.getRemoteAddress();
+            p = r != null ? r.take(from.getAddress(), from.getPort()) : null;
+        } catch (IOException e) {
+            // closed meanwhile
+        }
+        if (p == null || hs == null) {
+            try {
+                ch.close();
+            } catch (IOException ignore) {
+                // nothing to do
+            }
+            if (p != null) {
+                Handshake.release(new IOException("closed"), null, p.ep(), p.worker(), "");
+            }
+            return;
+        }
+        RemoteRendezvous.Pending taken = p;
+        String where = hs.where();
+        hs.serveUpgrade(ch, () -> Upgrade.serve(ch, null, taken, where));
+    }
+
     private void release() {
+        RemoteRendezvous r = remote;
+        if (r != null) {
+            r.close();
+        }
         HandshakeServer hs;
         synchronized (stateLock) {
             hs = server;
@@ -220,6 +264,9 @@ final class UcxServerSocketChannel extends ServerSocketChannel implements Transp
                     server = hs;
                     udsFd = fd;
                     local = isa;
+                }
+                if (!Boolean.getBoolean("sdp4j.ucx.remote.disable")) {
+                    remote = RemoteRendezvous.open(isa.getAddress(), isa.getPort(), hs.where());
                 }
             } catch (IOException | RuntimeException e) {
                 hs.close();

@@ -12,9 +12,11 @@ import java.net.SocketImpl;
  * application's own TCP listener on the same port is untouched). {@code accept()} takes a completed handshake and hands
  * over a connected {@link UcxSocketImpl}; {@code SO_TIMEOUT} and a close from another thread end a waiting accept.
  */
-final class UcxServerSocketImpl extends SocketImpl {
+final class UcxServerSocketImpl extends SocketImpl implements org.sdp4j.transport.TcpUpgrade {
     private InetAddress bindAddr;
     private HandshakeServer server;
+    /** The cross-host rendezvous (RDMA-CM port space), or null when this host has no RDMA for UCX. */
+    private volatile RemoteRendezvous remote;
     private volatile boolean closed;
     private volatile int timeout;
 
@@ -44,6 +46,35 @@ final class UcxServerSocketImpl extends SocketImpl {
             throw new SocketException("listen before bind");
         }
         server = HandshakeServer.bind(bindAddr, localport, backlog);
+        if (!Boolean.getBoolean("sdp4j.ucx.remote.disable")) {
+            remote = RemoteRendezvous.open(bindAddr, localport, server.where());
+        }
+    }
+
+    /** A TCP connection of the application's listener from a source a cross-host client announced. */
+    @Override
+    public boolean claims(InetAddress peer, int peerPort) {
+        RemoteRendezvous r = remote;
+        return r != null && r.claims(peer, peerPort);
+    }
+
+    @Override
+    public void upgrade(java.nio.channels.SocketChannel ch, SocketImpl impl) {
+        RemoteRendezvous r = remote;
+        HandshakeServer hs = server;
+        RemoteRendezvous.Pending p = r != null ? r.take(ch.socket().getInetAddress(), ch.socket().getPort()) : null;
+        if (p == null || hs == null) { // expired meanwhile, or closed
+            try {
+                ch.close();
+            } catch (IOException ignore) {
+                // nothing to do
+            }
+            if (p != null) {
+                Handshake.release(new IOException("closed"), null, p.ep(), p.worker(), "");
+            }
+            return;
+        }
+        hs.serveUpgrade(ch, () -> Upgrade.serve(ch, impl, p, hs.where()));
     }
 
     @Override
@@ -63,12 +94,12 @@ final class UcxServerSocketImpl extends SocketImpl {
         }
         // handshakes are served by the listener's own threads; accept takes a completed one
         UcxConnection c = hs.take(timeout);
-        InetAddress peer = bindAddr == null || bindAddr.isAnyLocalAddress()
+        InetAddress peer = c.peerAddress != null ? c.peerAddress : bindAddr == null || bindAddr.isAnyLocalAddress()
                 ? InetAddress.getLoopbackAddress() : bindAddr;
         into.accepted(c, peer, localport);
         if (org.sdp4j.log.SdpLog.enabled(org.sdp4j.log.SdpLog.DECISION)) {
             org.sdp4j.log.SdpLog.log(org.sdp4j.log.SdpLog.DECISION, "ucx connection " + c.id
-                    + " accepted on " + hs.where() + ": UCX shared memory (tls=" + Ucx.transports() + ")");
+                    + " accepted on " + hs.where() + ": " + c.carrier());
         }
     }
 
@@ -85,6 +116,10 @@ final class UcxServerSocketImpl extends SocketImpl {
         if (hs != null) {
             hs.close();
             hs.closeSource();
+        }
+        RemoteRendezvous r = remote;
+        if (r != null) {
+            r.close();
         }
     }
 

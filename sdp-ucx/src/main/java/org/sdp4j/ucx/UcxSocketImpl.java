@@ -69,7 +69,7 @@ final class UcxSocketImpl extends SocketImpl {
         if (SdpLog.enabled(SdpLog.DECISION)) {
             // with the decision line: which UCX transports carry it (the rendezvous only reaches this host)
             SdpLog.log(SdpLog.DECISION, "ucx connection " + c.id + " to " + Rendezvous.hostPort(address, port)
-                    + ": UCX shared memory (tls=" + Ucx.transports() + ")");
+                    + ": " + c.carrier());
         }
     }
 
