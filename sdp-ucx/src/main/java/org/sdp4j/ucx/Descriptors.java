@@ -31,8 +31,35 @@ final class Descriptors {
         }
     }
 
-    /** Null when a new connection end may take its descriptors; else why not. */
+    /**
+     * Connection ends that passed {@link #reserve} and have not made their worker yet: a burst of 1,000 connects
+     * all checked the count before any of them had opened anything, and together they ran the JVM out (the
+     * application's own TCP accepts failed with EMFILE).
+     */
+    private static final java.util.concurrent.atomic.AtomicInteger PENDING = new java.util.concurrent.atomic.AtomicInteger();
+
+    /** Null when a new connection end may take its descriptors; else why not. Nothing is reserved. */
     static String refusal() {
+        return check(PENDING.get() + 1);
+    }
+
+    /**
+     * Like {@link #refusal}, counting the ends reserved before; on null the caller holds a reservation until it
+     * made its worker (then its descriptors are open and counted) or failed: {@link #settle} once, either way.
+     */
+    static String reserve() {
+        String why = check(PENDING.incrementAndGet());
+        if (why != null) {
+            PENDING.decrementAndGet();
+        }
+        return why;
+    }
+
+    static void settle() {
+        PENDING.decrementAndGet();
+    }
+
+    private static String check(int ends) {
         if (OS == null) {
             return null;
         }
@@ -40,17 +67,17 @@ final class Descriptors {
         if (max <= 0 || max == Long.MAX_VALUE) {
             return null;
         }
-        long last = lastCount;
-        if (last < max / 4 && (CALLS.incrementAndGet() & 31) != 0) {
+        long coming = (long) ends * PER_END;
+        if (lastCount + coming < max / 4 && (CALLS.incrementAndGet() & 31) != 0) {
             return null;
         }
         long open = OS.getOpenFileDescriptorCount();
         lastCount = open;
         long room = max / 100 * SHARE;
-        if (open + PER_END > room) {
-            return open + " file descriptors open of " + max + " (ulimit -n); UCX takes about " + PER_END
-                    + " per connection end and stops at " + SHARE + "% of the limit (-Dsdp4j.ucx.fdShare), leaving "
-                    + "the rest to TCP and the application";
+        if (open + coming > room) {
+            return open + " file descriptors open of " + max + " (ulimit -n), " + (ends - 1) + " more connection "
+                    + "ends on their way; UCX takes about " + PER_END + " per connection end and stops at " + SHARE
+                    + "% of the limit (-Dsdp4j.ucx.fdShare), leaving the rest to TCP and the application";
         }
         return null;
     }

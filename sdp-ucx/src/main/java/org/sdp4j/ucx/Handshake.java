@@ -134,20 +134,24 @@ final class Handshake {
         UcpWorker w = null;
         UcpEndpoint ep = null;
         boolean told = false; // the peer may have our worker's address
+        boolean reserved = false; // descriptors reserved for this end (Descriptors.reserve)
         try {
             // receive and send staging, before anything the peer would take as success; held workers first: they
             // hold descriptors, and a sweep only at the next worker made never came once the budget refused (a
             // benchmark's JVM stayed out of descriptors for good)
             Quarantine.sweep();
-            String noFds = Descriptors.refusal();
+            String noFds = Descriptors.reserve();
             if (noFds != null) {
                 throw new SocketException("UCX " + where + ": " + noFds);
             }
+            reserved = true;
             if (!UcxConnection.directRoom(2L * UcxConnection.STAGING_INITIAL)) {
                 throw new SocketException("UCX " + where + ": " + UcxConnection.noDirectRoom());
             }
             ByteBuffer[] staging = {UcxConnection.staging(), UcxConnection.staging()};
             w = WorkerPool.take();
+            reserved = false;
+            Descriptors.settle(); // the worker's descriptors are open: counted from now on
             WorkerAddress t = template(w);
             int id = UcxConnection.IDS.incrementAndGet() & 0xFFFF;
             Rendezvous.Peer peer;
@@ -173,6 +177,10 @@ final class Handshake {
             return finish(w, ep, ch, id, peer.id(), staging, deadline, where, client);
         } catch (IOException | RuntimeException | OutOfMemoryError e) {
             throw release(e, ch, ep, w, where, told);
+        } finally {
+            if (reserved) {
+                Descriptors.settle();
+            }
         }
     }
 
