@@ -305,11 +305,25 @@ serve_mariadb_preload() {
     --log-error=$mdbdir/err.log --general-log=1 --general-log-file=$mdbdir/general.log > $mdbdir/stderr 2>&1 &
   srv=$!
   wait_for_line $mdbdir/err.log 'ready for connections' 300 || { tail -20 $mdbdir/err.log $mdbdir/stderr; return 1; }
-  # where the listener is: librspreload's socket() silently makes a kernel socket when rsocket() fails (a fresh-clone
-  # run once had the client's rconnect refused although mariadbd was ready)
-  echo "---- port 3306 on kernel TCP:"; ss -ltn 'sport = :3306' 2>&1 || true
-  echo "---- RDMA CM ids:"; rdma resource show cm_id 2>&1 | head -20 || true
+  mariadb_listener || return 1
   echo listening
+}
+# Where mariadbd listens: librspreload's socket() silently makes a kernel socket when rsocket() fails (a fresh-clone
+# run once had the client's rconnect refused although mariadbd was ready). The shim reports each TCP socket (an
+# rsocket, or a kernel socket and rsocket()'s errno); the kernel's own view (ss, rdma_cm ids) must agree.
+mariadb_listener() {
+  local mpid kernel rdma
+  mpid=$(cat $mdbdir/pid 2>/dev/null)
+  echo "---- what rspreload made of mariadbd's TCP sockets (the shim):"
+  cat $mdbdir/stderr $mdbdir/err.log 2>/dev/null | grep 'accept4shim:'
+  echo "---- port 3306 on kernel TCP:"; kernel=$(ss -Htln 'sport = :3306' 2>&1); echo "${kernel:-none}"
+  echo "---- RDMA CM ids listening on 3306:"; rdma=$(rdma resource show cm_id 2>&1 | grep 'state LISTEN' | grep ':3306 ')
+  echo "${rdma:-none}"
+  [ -n "$mpid" ] && echo "---- mariadbd $mpid descriptors: $(ls -l /proc/$mpid/fd 2>/dev/null | grep -c rdma_cm) on rdma_cm"
+  if [ -n "$kernel" ] || [ -z "$rdma" ] || cat $mdbdir/stderr $mdbdir/err.log 2>/dev/null | grep -q 'accept4shim:.*KERNEL'; then
+    echo "mariadbd's listener on 3306 is not an rsocket (see above: rsocket() failed in mariadbd, rspreload fell back)"
+    return 1
+  fi
 }
 client_mariadb_preload() {
   conf $work/mariadb-client.conf "use sdp client * $B:3306" 'use tcp client * *:*'
