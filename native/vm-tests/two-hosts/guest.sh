@@ -357,6 +357,11 @@ stop_mariadb() {
   kill_tree "$srv"
   if [ -n "$mpid" ] && kill -0 "$mpid" 2>/dev/null; then
     echo "mariadbd $mpid did not stop on SIGTERM within 30 s: SIGKILL"
+    # SDP4J_2H_MDB_STACKS=1: where its threads wait first (gdb is slow under TCG: not in the default run)
+    if [ "${SDP4J_2H_MDB_STACKS:-0}" = 1 ]; then
+      ps -L -o tid,stat,wchan:28,comm -p "$mpid"
+      timeout 120 gdb -batch -nx -p "$mpid" -ex 'thread apply all bt 12' 2>&1 | grep -E '^(Thread|#)' | head -150
+    fi
     kill -KILL "$mpid"
     for ((i = 0; i < 50; i++)); do kill -0 "$mpid" 2>/dev/null || break; sleep 0.2; done
   fi
@@ -367,6 +372,8 @@ stop_mariadb() {
 
 # the 'bench' step (JMH across the wire; not in the default list): benchmarks/two-hosts-bench.sh
 . "$(dirname "$0")/bench.sh"
+# the 'bench-rstream' step (sdp4j vs rstream across the wire; not in the default list): benchmarks/two-hosts-bench.sh
+. "$(dirname "$0")/bench-rstream.sh"
 
 fn() { echo "$1_${2//-/_}"; }
 record() { # STEP STATUS SECONDS DETAIL
@@ -387,7 +394,9 @@ run_b() {
     cat "$out/$step-serve.out"
     if [ $rc = 0 ]; then put "$step.ready" ok; else put "$step.ready" "failed $rc"; fi
     await "$step.client-done" 1200
-    case "$step" in pg-preload) stop_pg ;; mariadb-preload) stop_mariadb ;; *) [ -n "$srv" ] && stop_server ;; esac
+    if declare -F "$(fn stop "$step")" >/dev/null; then "$(fn stop "$step")"; else
+      case "$step" in pg-preload) stop_pg ;; mariadb-preload) stop_mariadb ;; *) [ -n "$srv" ] && stop_server ;; esac
+    fi
     src=$?
     [ "$step" = wire ] && src=0
     cat "$out/$step-server.log" 2>/dev/null | tail -40
