@@ -86,6 +86,14 @@ if os.path.exists(raw):
         print("| " + " | ".join(cells) + " |")
     print(f"\n{len(v.get('lat', {}))} measured rounds (round 0, the warm-up, dropped); time per exchange, median over "
           "rounds; ratio > 1: sdp4j slower. Absolute times under TCG mean nothing.")
+prof = os.path.join(d, "bench-rstream", "profile.tsv")
+if os.path.exists(prof):
+    rows = [line.rstrip("\n").split("\t") for line in open(prof)][1:]
+    print("\n| 64 B round trip, on a, per round trip | wall µs | CPU µs (all threads) | context switches | system calls |")
+    print("|---|---:|---:|---:|---:|")
+    for r in rows:
+        if len(r) == 5:
+            print("| " + " | ".join(r) + " |")
 PY
 echo "$out"
 exit "$rc"

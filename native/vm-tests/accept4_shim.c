@@ -52,8 +52,9 @@ static int apply_flags(int s, int flags)
 /*
  * One line on stderr per TCP socket: what rspreload made of it. rspreload's socket() returns a descriptor open on
  * /dev/null for an rsocket (its index; the rsocket is elsewhere) and silently a kernel socket when rsocket() failed,
- * leaving rsocket()'s errno behind (the successful fallback does not clear it): a server listening on kernel TCP
- * says why here instead of merely refusing RDMA connections.
+ * leaving rsocket()'s errno behind (the successful fallback does not clear it; errno 0: rspreload's preload_config
+ * did not ask for an rsocket): a server listening on kernel TCP says why here instead of merely refusing RDMA
+ * connections.
  */
 static void report(int domain, int type, int s, int err)
 {
@@ -68,9 +69,12 @@ static void report(int domain, int type, int s, int err)
 	if (!strcmp(target, "/dev/null"))
 		dprintf(2, "accept4shim: socket(%s, SOCK_STREAM) = %d: an rsocket\n",
 			domain == AF_INET ? "AF_INET" : "AF_INET6", s);
-	else
+	else if (err)
 		dprintf(2, "accept4shim: socket(%s, SOCK_STREAM) = %d: a KERNEL socket (%s), rsocket() failed: %s\n",
-			domain == AF_INET ? "AF_INET" : "AF_INET6", s, target, err ? strerror(err) : "no errno");
+			domain == AF_INET ? "AF_INET" : "AF_INET6", s, target, strerror(err));
+	else
+		dprintf(2, "accept4shim: socket(%s, SOCK_STREAM) = %d: a kernel socket (%s), not intercepted\n",
+			domain == AF_INET ? "AF_INET" : "AF_INET6", s, target);
 }
 
 __attribute__((visibility("default")))

@@ -11,7 +11,7 @@
 # is µs per exchange (one rstream iteration: count x size there, count x size back): $SDP4J_OUT/bench-rstream/raw.tsv
 # "round test impl us", summarized on the host by benchmarks/two-hosts-bench.sh as ratios sdp4j / rstream per round.
 # Knobs: SDP4J_2H_RS_ROUNDS (6), SDP4J_2H_RS_LAT_ITERS (rstream -I for 64 B, 1000), SDP4J_2H_RS_BW_ITERS (rstream -I
-# for 32 x 64 KiB, 3), SDP4J_2H_RS_JMH ("1 300 2 500": sdp4j warm-up iterations, ms, measured iterations, ms).
+# for 32 x 64 KiB, 3), SDP4J_2H_RS_JMH ("1 500 2 2000": sdp4j warm-up iterations, ms, measured iterations, ms).
 rs_port=7480
 rs_dir=$out/bench-rstream
 expect_bench_rstream="--rdma $rs_port"
@@ -95,11 +95,47 @@ rs_rstream() {
   [ -n "$x" ] || { echo "rstream $rs_n: no result line" >&2; return 1; }
   awk -v x="$x" -v c="$cnt" 'BEGIN { printf "%.3f\n", x * 2 * c }'
 }
+# a: where a 64 B round trip's time goes, on the measuring side (a), per round trip: wall time, CPU time (perf's
+# task-clock: every thread of the process), context switches and system calls (raw_syscalls:sys_enter; tracefs is
+# mounted for it), for sdp4j's measuring JVM (perf attached for 4 s in the middle of one 8 s JMH iteration: JMH's
+# own threads and the JIT are in it) and for rstream and rstream -T b (the whole client process, N round trips:
+# its connection setup is in it). -> $rs_dir/profile.tsv "impl us cpu_us cswitch syscalls" per round trip.
+rs_profile() {
+  local n=$1 ev=task-clock,context-switches,raw_syscalls:sys_enter iters=2000 ok rid score unit geo mode port rc
+  mountpoint -q /sys/kernel/tracing || mount -t tracefs tracefs /sys/kernel/tracing 2>/dev/null
+  perf stat -e $ev true > /dev/null 2>&1 || ev=task-clock,context-switches
+  printf 'impl\tus\tcpu_us\tcswitch\tsyscalls\n' > "$rs_dir/profile.tsv"
+  echo "run prof RdmaVsRstream.roundTrip 1 300 1 8000 size=64" >&"$rs_in"
+  sleep 3
+  perf stat -x, -e $ev -p "$jpid" -o "$rs_dir/perf-sdp4j.csv" -- sleep 4
+  read -r -t 600 ok rid score unit geo <&"$rs_out"
+  [ "$ok" = "@@ok" ] || { echo "sdp4j profile run: $ok $rid $score"; return 1; }
+  rs_perf_row sdp4j "$score" "$(awk -v s="$score" 'BEGIN { printf "%.1f", 4e6 / s }')" "$rs_dir/perf-sdp4j.csv"
+  for mode in default b; do
+    n=$((n + 1)); port=$((7500 + n))
+    put "rs-$n.req" "$port 64 1 $iters $mode"
+    await "rs-$n.up" 120 && [ "$(cat "$ctl/rs-$n.up")" = ok ] || { echo "b started no rstream server ($n)"; return 1; }
+    local opt=(); [ "$mode" = b ] && opt=(-T b)
+    timeout 300 perf stat -x, -e $ev -o "$rs_dir/perf-rstream-$mode.csv" -- \
+      rstream -s $B -p $port -S 64 -C 1 -I $iters "${opt[@]}" > "$rs_dir/rs-$n.log" 2>&1; rc=$?
+    await "rs-$n.done" 120 || rc=1
+    [ $rc = 0 ] || { cat "$rs_dir/rs-$n.log"; return 1; }
+    rs_perf_row "rstream$([ $mode = b ] && echo ' -T b')" \
+      "$(awk '$1 == "custom" { printf "%.3f", $8 * 2 }' "$rs_dir/rs-$n.log")" $iters "$rs_dir/perf-rstream-$mode.csv"
+  done
+  cat "$rs_dir/profile.tsv"
+}
+rs_perf_row() { # IMPL US_PER_RT ROUND_TRIPS PERF_CSV
+  awk -F, -v impl="$1" -v us="$2" -v n="$3" '
+    $3 ~ /^task-clock/ { cpu = $1 } $3 ~ /^context-switches/ { cs = $1 } $3 ~ /sys_enter/ { sc = $1 }
+    END { printf "%s\t%.1f\t%.1f\t%.2f\t%s\n", impl, us, cpu * 1000 / n, cs / n, sc == "" ? "-" : sprintf("%.1f", sc / n) }
+  ' "$4" | tee -a "$rs_dir/profile.tsv"
+}
 client_bench_rstream() {
   [ -f "$rs_jar" ] || { echo "missing $rs_jar: build benchmarks first (mvn -pl benchmarks package)"; return 2; }
   mkdir -p "$rs_dir"
   : > "$rs_dir/raw.tsv"
-  read -r rs_jw rs_jwms rs_jm rs_jmms <<< "${SDP4J_2H_RS_JMH:-1 300 2 500}"
+  read -r rs_jw rs_jwms rs_jm rs_jmms <<< "${SDP4J_2H_RS_JMH:-1 500 2 2000}"
   local rounds=${SDP4J_2H_RS_ROUNDS:-6} lat_iters=${SDP4J_2H_RS_LAT_ITERS:-1000} bw_iters=${SDP4J_2H_RS_BW_ITERS:-3}
   local r test size cnt iters re params order impl v c0 c1 line jpid rc=0 n=0
   conf $work/rs-client.conf "use sdp client * $B:$rs_port" 'use tcp client * *:*'
@@ -131,6 +167,7 @@ client_bench_rstream() {
       done
     done
   done
+  [ $rc = 0 ] && [ "${SDP4J_2H_RS_PROFILE:-1}" = 1 ] && { rs_profile $n || rc=1; }
   echo quit >&"$rs_in"
   exec {rs_in}>&- {rs_out}<&-
   wait $jpid || rc=1
