@@ -298,7 +298,11 @@ serve_mariadb_preload() {
   rm -rf $mdbdir && mkdir -p $mdbdir && chown mysql:mysql $mdbdir || return 1
   runuser -u mysql -- mariadb-install-db --no-defaults --datadir=$mdbdir/data --auth-root-authentication-method=normal \
     --skip-test-db --user=mysql > "$out/mariadb-install.log" 2>&1 || { tail -20 "$out/mariadb-install.log"; return 1; }
-  runuser -u mysql -- env LD_PRELOAD="$shim $preload" timeout 900 /usr/sbin/mariadbd --no-defaults \
+  # ld.so opens every LD_PRELOAD object as mysql: from a checkout mysql may not enter (CI clones into /root, mode
+  # 0700) it skips the shim with a mere warning on stderr, and librspreload alone then lets the SOCK_CLOEXEC listener
+  # fall back to kernel TCP. So the shim is copied to a root-owned directory mysql can read but not write.
+  shimdir=$(mktemp -d /tmp/sdp4j-preload.XXXXXX) && chmod 0755 "$shimdir" && install -m 0644 "$shim" "$shimdir/" || return 1
+  runuser -u mysql -- env LD_PRELOAD="$shimdir/${shim##*/} $preload" timeout 900 /usr/sbin/mariadbd --no-defaults \
     --datadir=$mdbdir/data --socket=$mdbdir/sock --pid-file=$mdbdir/pid --bind-address=$B --port=3306 \
     --skip-grant-tables --skip-name-resolve --thread-handling=one-thread-per-connection --innodb-use-native-aio=0 \
     --innodb-buffer-pool-size=32M --innodb-flush-log-at-trx-commit=0 --skip-log-bin \
@@ -314,6 +318,13 @@ serve_mariadb_preload() {
 mariadb_listener() {
   local mpid kernel rdma
   mpid=$(cat $mdbdir/pid 2>/dev/null)
+  echo "---- preloaded into mariadbd:"
+  grep -o '/[^ ]*\(libaccept4shim\|librspreload\)\.so' /proc/$mpid/maps 2>/dev/null | sort -u
+  if ! grep -q libaccept4shim.so /proc/$mpid/maps 2>/dev/null || ! grep -q librspreload.so /proc/$mpid/maps 2>/dev/null; then
+    echo "mariadbd $mpid does not have both the shim and librspreload mapped; the dynamic loader said:"
+    cat $mdbdir/stderr $mdbdir/err.log 2>/dev/null | grep 'ld.so'
+    return 1
+  fi
   echo "---- what rspreload made of mariadbd's TCP sockets (the shim):"
   cat $mdbdir/stderr $mdbdir/err.log 2>/dev/null | grep 'accept4shim:'
   echo "---- port 3306 on kernel TCP:"; kernel=$(ss -Htln 'sport = :3306' 2>&1); echo "${kernel:-none}"
