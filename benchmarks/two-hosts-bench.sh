@@ -6,7 +6,7 @@
 #            against one Derby 10.8.3.0 on guest b listening on 'use both'. Ratio sdp / tcp of JMH's time per operation.
 # --rstream: the step "bench-rstream" (native/vm-tests/two-hosts/bench-rstream.sh): sdp4j (RdmaVsRstream over
 #            java.net.Socket under the agent on a, RstreamPeer under the agent on b) against rdma-core's rstream
-#            (client on a, server on b; default busy-poll mode and -T b), 64 B round trip and 32 x 64 KiB each way,
+#            (client on a, server on b; default busy-poll mode, -T b, -T a -T b), 64 B round trip and 32 x 64 KiB each way,
 #            interleaved round by round. Ratio sdp4j / rstream of the time per exchange (> 1: sdp4j slower).
 # Per benchmark it prints the ratio per round, the median and [min, max] over rounds (OUT/bench-summary.md). Absolute
 # times under TCG emulation mean nothing; only these ratios, measured side by side in one run, do.
@@ -70,20 +70,24 @@ if os.path.exists(raw):
         if len(w) == 4 and w[0].isdigit() and int(w[0]) > 0:
             v.setdefault(w[1], {}).setdefault(int(w[0]), {})[w[2]] = float(w[3])
     names = {"lat": "64 B round trip", "bw": "32 x 64 KiB each way"}
-    print("| across the wire, a -> b | sdp4j | rstream | rstream -T b | sdp4j / rstream per round | median [min, max] "
-          "| sdp4j / rstream -T b per round | median [min, max] |")
-    print("|---|---:|---:|---:|---|---:|---|---:|")
+    refs = {"rstream": "rstream (busy-poll)", "rstream-b": "rstream -T b (blocking)",
+            "rstream-ab": "rstream -T a -T b (rpoll, then blocking)"}
+    print("| across the wire, a -> b | reference | sdp4j | reference | sdp4j / reference per round | median [min, max] |")
+    print("|---|---|---:|---:|---|---:|")
     for t in ("lat", "bw"):
         rounds = v.get(t, {})
-        cells = [names[t]]
-        for impl in ("sdp4j", "rstream", "rstream-b"):
+
+        def med(impl):
             xs = [r[impl] for r in rounds.values() if impl in r]
-            med = statistics.median(xs) if xs else float("nan")
-            cells.append(f"{med:.0f} µs" + (f" ({2 * 32 * 65536 * 8 / med:.0f} Mbit/s)" if t == "bw" and xs else ""))
-        for ref in ("rstream", "rstream-b"):
+            if not xs:
+                return "-"
+            m = statistics.median(xs)
+            return f"{m:.0f} µs" + (f" ({2 * 32 * 65536 * 8 / m:.0f} Mbit/s)" if t == "bw" else "")
+        for ref, label in refs.items():
             ratios = [r["sdp4j"] / r[ref] for _, r in sorted(rounds.items()) if "sdp4j" in r and ref in r]
-            cells += [", ".join(f"{x:.2f}" for x in ratios), spread(ratios) if ratios else "-"]
-        print("| " + " | ".join(cells) + " |")
+            if ratios:
+                print(f"| {names[t]} | {label} | {med('sdp4j')} | {med(ref)} | {', '.join(f'{x:.2f}' for x in ratios)} "
+                      f"| **{spread(ratios)}** |")
     print(f"\n{len(v.get('lat', {}))} measured rounds (round 0, the warm-up, dropped); time per exchange, median over "
           "rounds; ratio > 1: sdp4j slower. Absolute times under TCG mean nothing.")
 prof = os.path.join(d, "bench-rstream", "profile.tsv")

@@ -5,8 +5,10 @@
 #            org.sdp4j.bench.RstreamPeer on b, also under the agent ('use sdp' server), -Dsdp4j.bench.peer=B:PORT. Each
 #            run connects anew; its header (size, count) is checked and confirmed by the peer.
 #   rstream: rdma-core's rstream, server on b (-b B), client on a (-s B): -S 64 -C 1 and -S 65536 -C 32, in its default
-#            mode (non-blocking calls in a busy loop) and with -T b (blocking calls). b starts one rstream server per
-#            run on a's request (ctl/rs-N.req "PORT SIZE COUNT ITERS MODE", answered by rs-N.up, rs-N.done).
+#            mode (non-blocking calls in a busy loop), with -T b (blocking calls: rsockets waits in its completion
+#            channel) and with -T a -T b (rpoll before each blocking call: sdp4j's own pattern, which waits in rpoll).
+#            b starts one rstream server per run on a's request (ctl/rs-N.req "PORT SIZE COUNT ITERS MODE", answered
+#            by rs-N.up, rs-N.done).
 # Round 0 is a warm-up (dropped by the summary); sdp4j goes first in even rounds, rstream in odd ones. Every result
 # is µs per exchange (one rstream iteration: count x size there, count x size back): $SDP4J_OUT/bench-rstream/raw.tsv
 # "round test impl us", summarized on the host by benchmarks/two-hosts-bench.sh as ratios sdp4j / rstream per round.
@@ -30,6 +32,7 @@ serve_bench_rstream() {
   rs_loop=$!
   wait_for_line "$out/$step-server.log" '@@listening' 300
 }
+rs_opts() { case "$1" in b) opt=(-T b) ;; ab) opt=(-T a -T b) ;; *) opt=() ;; esac; }
 # b: one rstream server per request of a, until a's client is done. The request comes from the other guest: checked.
 rs_servers() {
   local n=1 req port size cnt iters mode pid rc
@@ -39,11 +42,11 @@ rs_servers() {
       sleep 0.1
     done
     req=$(head -c 100 "$ctl/rs-$n.req")
-    if ! [[ "$req" =~ ^(7[5-9][0-9][0-9])\ ([0-9]{1,7})\ ([0-9]{1,4})\ ([0-9]{1,6})\ (default|b)$ ]]; then
+    if ! [[ "$req" =~ ^(7[5-9][0-9][0-9])\ ([0-9]{1,7})\ ([0-9]{1,4})\ ([0-9]{1,6})\ (default|b|ab)$ ]]; then
       echo "rs-$n: bad request '$req'"; put "rs-$n.up" "bad request"; return 1
     fi
     read -r port size cnt iters mode <<< "$req"
-    local opt=(); [ "$mode" = b ] && opt=(-T b)
+    local opt=(); rs_opts "$mode"
     stdbuf -oL timeout 600 rstream -b $B -p "$port" -S "$size" -C "$cnt" -I "$iters" "${opt[@]}" \
       > "$rs_dir/rs-$n-server.log" 2>&1 &
     pid=$!
@@ -87,7 +90,7 @@ rs_rstream() {
   port=$((7500 + rs_n))
   put "rs-$rs_n.req" "$port $size $cnt $iters $mode"
   await "rs-$rs_n.up" 120 && [ "$(cat "$ctl/rs-$rs_n.up")" = ok ] || { echo "b started no rstream server ($rs_n)" >&2; return 1; }
-  local opt=(); [ "$mode" = b ] && opt=(-T b)
+  local opt=(); rs_opts "$mode"
   timeout 300 rstream -s $B -p $port -S "$size" -C "$cnt" -I "$iters" "${opt[@]}" > "$rs_dir/rs-$rs_n.log" 2>&1; rc=$?
   await "rs-$rs_n.done" 120 || rc=1
   [ $rc = 0 ] && [ "$(cat "$ctl/rs-$rs_n.done")" = 0 ] || { cat "$rs_dir/rs-$rs_n.log" >&2; echo "rstream $rs_n failed" >&2; return 1; }
@@ -111,16 +114,16 @@ rs_profile() {
   read -r -t 600 ok rid score unit geo <&"$rs_out"
   [ "$ok" = "@@ok" ] || { echo "sdp4j profile run: $ok $rid $score"; return 1; }
   rs_perf_row sdp4j "$score" "$(awk -v s="$score" 'BEGIN { printf "%.1f", 4e6 / s }')" "$rs_dir/perf-sdp4j.csv"
-  for mode in default b; do
+  for mode in default b ab; do
     n=$((n + 1)); port=$((7500 + n))
     put "rs-$n.req" "$port 64 1 $iters $mode"
     await "rs-$n.up" 120 && [ "$(cat "$ctl/rs-$n.up")" = ok ] || { echo "b started no rstream server ($n)"; return 1; }
-    local opt=(); [ "$mode" = b ] && opt=(-T b)
+    local opt=(); rs_opts "$mode"
     timeout 300 perf stat -x, -e $ev -o "$rs_dir/perf-rstream-$mode.csv" -- \
       rstream -s $B -p $port -S 64 -C 1 -I $iters "${opt[@]}" > "$rs_dir/rs-$n.log" 2>&1; rc=$?
     await "rs-$n.done" 120 || rc=1
     [ $rc = 0 ] || { cat "$rs_dir/rs-$n.log"; return 1; }
-    rs_perf_row "rstream$([ $mode = b ] && echo ' -T b')" \
+    rs_perf_row "rstream$(case $mode in b) echo ' -T b' ;; ab) echo ' -T a -T b' ;; esac)" \
       "$(awk '$1 == "custom" { printf "%.3f", $8 * 2 }' "$rs_dir/rs-$n.log")" $iters "$rs_dir/perf-rstream-$mode.csv"
   done
   cat "$rs_dir/profile.tsv"
@@ -153,13 +156,14 @@ client_bench_rstream() {
     for test in lat bw; do
       if [ $test = lat ]; then size=64 cnt=1 iters=$lat_iters re=RdmaVsRstream.roundTrip params="size=64"
       else size=65536 cnt=32 iters=$bw_iters re=RdmaVsRstream.stream params="size=65536 count=32"; fi
-      if ((r % 2 == 0)); then order="sdp4j rstream rstream-b"; else order="rstream rstream-b sdp4j"; fi
+      if ((r % 2 == 0)); then order="sdp4j rstream rstream-b rstream-ab"; else order="rstream rstream-b rstream-ab sdp4j"; fi
       for impl in $order; do
         c0=$(counters)
         case $impl in
           sdp4j) v=$(rs_sdp4j "$test$r" $re $params) ;;
           rstream) n=$((n + 1)); v=$(rs_rstream $n $size $cnt $iters default) ;;
           rstream-b) n=$((n + 1)); v=$(rs_rstream $n $size $cnt $iters b) ;;
+          rstream-ab) n=$((n + 1)); v=$(rs_rstream $n $size $cnt $iters ab) ;;
         esac || { rc=1; break 2; }
         c1=$(counters)
         delta "$c0" "$c1" 4 > /dev/null || { echo "rxe0 counters did not grow during $impl $test$r: not RDMA"; rc=3; break 2; }
