@@ -8,6 +8,7 @@ import java.net.InetSocketAddress;
 import java.net.ServerSocket;
 import java.net.Socket;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
 
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
@@ -138,6 +139,11 @@ public class RdmaVsRstream {
          * client closes; returns the number of exchanges.
          */
         static long serve(Socket s, int size, int count) throws IOException {
+            return serve(s, size, count, new AtomicLong());
+        }
+
+        /** The same, counting completed exchanges in {@code progress} as it goes (for a watchdog). */
+        static long serve(Socket s, int size, int count, AtomicLong progress) throws IOException {
             InputStream pin = s.getInputStream();
             OutputStream pout = s.getOutputStream();
             byte[] buf = new byte[size];
@@ -146,6 +152,7 @@ public class RdmaVsRstream {
                     if (pin.readNBytes(buf, 0, size) != size) return n;
                 }
                 for (int t = 0; t < count; t++) pout.write(buf);
+                progress.lazySet(n + 1);
             }
         }
 

@@ -90,6 +90,27 @@ class RstreamPeerTest {
     }
 
     @Test
+    void peerDropsAClientThatStopsExchanging() throws Exception {
+        int saved = RstreamPeer.idleMs;
+        RstreamPeer.idleMs = 1_000;
+        try {
+            CompletableFuture<Long> done = peer();
+            try (Socket c = new Socket()) {
+                c.connect(new InetSocketAddress(InetAddress.getLoopbackAddress(), server.getLocalPort()), 5_000);
+                RstreamPeer.handshake(c.getInputStream(), c.getOutputStream(), 64, 1);
+                c.getOutputStream().write(new byte[64]);   // one exchange, then silence
+                assertEquals(64, c.getInputStream().readNBytes(64).length);
+                Exception e = assertThrows(Exception.class, () -> done.get(30, TimeUnit.SECONDS));
+                assertTrue(e.getCause() instanceof IOException && e.getCause().getMessage().contains("no exchange for"),
+                        e.getCause().toString());
+                assertEquals(-1, c.getInputStream().read(), "the peer closed the connection");
+            }
+        } finally {
+            RstreamPeer.idleMs = saved;
+        }
+    }
+
+    @Test
     void clientFailsWhenThePeerDoesNotConfirm() throws Exception {
         server = new ServerSocket(0, 1, InetAddress.getLoopbackAddress());
         Thread t = new Thread(() -> {
