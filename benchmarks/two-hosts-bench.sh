@@ -98,6 +98,18 @@ if os.path.exists(prof):
     for r in rows:
         if len(r) == 5:
             print("| " + " | ".join(r) + " |")
+    calls = {}
+    sc = os.path.join(d, "bench-rstream", "profile-syscalls.tsv")
+    for line in open(sc) if os.path.exists(sc) else []:
+        w = line.rstrip("\n").split("\t")
+        if len(w) == 3:
+            calls.setdefault(w[1], {})[w[0]] = w[2]
+    if calls:
+        impls = [r[0] for r in rows if len(r) == 5]
+        print("\n| system calls per round trip, on a | " + " | ".join(impls) + " |")
+        print("|---|" + "---:|" * len(impls))
+        for name in sorted(calls, key=lambda k: -max(float(x) for x in calls[k].values())):
+            print(f"| {name} | " + " | ".join(calls[name].get(i, "0") for i in impls) + " |")
 PY
 echo "$out"
 exit "$rc"

@@ -114,7 +114,14 @@ rs_profile() {
   local n=$1 ev=task-clock,context-switches,raw_syscalls:sys_enter iters=2000 ok rid score unit geo mode port rc
   mountpoint -q /sys/kernel/tracing || mount -t tracefs tracefs /sys/kernel/tracing 2>/dev/null
   perf stat -e $ev true > /dev/null 2>&1 || ev=task-clock,context-switches
+  # which system calls: the ones these programs make on their data path, counted per call
+  local sc
+  for sc in read write poll ppoll futex ioctl sched_yield epoll_wait clock_nanosleep timerfd_settime recvfrom sendto \
+      mprotect madvise; do
+    perf stat -e syscalls:sys_enter_$sc true > /dev/null 2>&1 && ev=$ev,syscalls:sys_enter_$sc
+  done
   printf 'impl\tus\tcpu_us\tcswitch\tsyscalls\n' > "$rs_dir/profile.tsv"
+  : > "$rs_dir/profile-syscalls.tsv"
   echo "run prof RdmaVsRstream.roundTrip 1 300 1 8000 size=64" >&"$rs_in"
   sleep 3
   perf stat -x, -e $ev -p "$jpid" -o "$rs_dir/perf-sdp4j.csv" -- sleep 4
@@ -134,13 +141,16 @@ rs_profile() {
     rs_perf_row "rstream$(case $mode in b) echo ' -T b' ;; ab) echo ' -T a -T b' ;; esac)" \
       "$(awk '$1 == "custom" { printf "%.3f", $8 * 2 }' "$rs_dir/rs-$n.log")" $iters "$rs_dir/perf-rstream-$mode.csv"
   done
-  cat "$rs_dir/profile.tsv"
+  cat "$rs_dir/profile.tsv" "$rs_dir/profile-syscalls.tsv"
 }
 rs_perf_row() { # IMPL US_PER_RT ROUND_TRIPS PERF_CSV
   awk -F, -v impl="$1" -v us="$2" -v n="$3" '
     $3 ~ /^task-clock/ { cpu = $1 } $3 ~ /^context-switches/ { cs = $1 } $3 ~ /sys_enter/ { sc = $1 }
     END { printf "%s\t%.1f\t%.1f\t%.2f\t%s\n", impl, us, cpu * 1000 / n, cs / n, sc == "" ? "-" : sprintf("%.1f", sc / n) }
   ' "$4" | tee -a "$rs_dir/profile.tsv"
+  # per system call, per round trip: -> profile-syscalls.tsv "impl syscall count"
+  awk -F, -v impl="$1" -v n="$3" '$3 ~ /^syscalls:sys_enter_/ && $1 + 0 > 0 {
+    sub(/^syscalls:sys_enter_/, "", $3); printf "%s\t%s\t%.2f\n", impl, $3, $1 / n }' "$4" >> "$rs_dir/profile-syscalls.tsv"
 }
 client_bench_rstream() {
   [ -f "$rs_jar" ] || { echo "missing $rs_jar: build benchmarks first (mvn -pl benchmarks package)"; return 2; }
