@@ -145,7 +145,7 @@ rs_profile() {
 }
 rs_perf_row() { # IMPL US_PER_RT ROUND_TRIPS PERF_CSV
   awk -F, -v impl="$1" -v us="$2" -v n="$3" '
-    $3 ~ /^task-clock/ { cpu = $1 } $3 ~ /^context-switches/ { cs = $1 } $3 ~ /sys_enter/ { sc = $1 }
+    $3 ~ /^task-clock/ { cpu = $1 } $3 ~ /^context-switches/ { cs = $1 } $3 ~ /^raw_syscalls:sys_enter/ { sc = $1 }
     END { printf "%s\t%.1f\t%.1f\t%.2f\t%s\n", impl, us, cpu * 1000 / n, cs / n, sc == "" ? "-" : sprintf("%.1f", sc / n) }
   ' "$4" | tee -a "$rs_dir/profile.tsv"
   # per system call, per round trip: -> profile-syscalls.tsv "impl syscall count"
