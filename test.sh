@@ -45,9 +45,8 @@ fi
 if [ "${SDP4J_SKIP_VM:-0}" != 1 ] && [ "${SDP4J_SKIP_TWO_HOSTS:-0}" != 1 ] && [ -x native/vm/two-hosts.sh ]; then
   echo "== Two hosts: two soft-RoCE qemu VMs on one virtual wire"
   native/vm/setup.sh
-  # not run here (issue 10 stays open): mariadb-preload (passed in development runs, but in a fresh-clone run mariadbd's listener stayed on kernel TCP
-  # and the client's rconnect was refused: not understood yet); pg-preload only prints why PostgreSQL cannot run
-  # under rdma-core 44's librspreload (native/README.md). Run them with SDP4J_2H_STEPS="wire mariadb-preload".
-  SDP4J_2H_STEPS=${SDP4J_2H_STEPS:-"wire echo-net echo-nio jcc-sdp jcc-both-tcp ucx jcc-both-norxe"} \
+  # not run here: pg-preload only prints why PostgreSQL cannot run under rdma-core 44's librspreload
+  # (native/README.md); the ucx-nio, ucx-fallback and ucx-probe variants (SDP4J_2H_STEPS="wire ucx-nio" runs one).
+  SDP4J_2H_STEPS=${SDP4J_2H_STEPS:-"wire echo-net echo-nio jcc-sdp jcc-both-tcp mariadb-preload ucx jcc-both-norxe"} \
     native/vm/two-hosts.sh -t 1500
 fi

@@ -19,6 +19,8 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stddef.h>
+#include <stdio.h>
+#include <string.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -47,11 +49,39 @@ static int apply_flags(int s, int flags)
 	return s;
 }
 
+/*
+ * One line on stderr per TCP socket: what rspreload made of it. rspreload's socket() returns a descriptor open on
+ * /dev/null for an rsocket (its index; the rsocket is elsewhere) and silently a kernel socket when rsocket() failed,
+ * leaving rsocket()'s errno behind (the successful fallback does not clear it; errno 0: rspreload's preload_config
+ * did not ask for an rsocket): a server listening on kernel TCP says why here instead of merely refusing RDMA
+ * connections.
+ */
+static void report(int domain, int type, int s, int err)
+{
+	char path[32], target[64];
+	ssize_t n;
+
+	if (type != SOCK_STREAM || s < 0)
+		return;
+	snprintf(path, sizeof(path), "/proc/self/fd/%d", s);
+	n = readlink(path, target, sizeof(target) - 1);
+	target[n < 0 ? 0 : n] = '\0';
+	if (!strcmp(target, "/dev/null"))
+		dprintf(2, "accept4shim: socket(%s, SOCK_STREAM) = %d: an rsocket\n",
+			domain == AF_INET ? "AF_INET" : "AF_INET6", s);
+	else if (err)
+		dprintf(2, "accept4shim: socket(%s, SOCK_STREAM) = %d: a KERNEL socket (%s), rsocket() failed: %s\n",
+			domain == AF_INET ? "AF_INET" : "AF_INET6", s, target, strerror(err));
+	else
+		dprintf(2, "accept4shim: socket(%s, SOCK_STREAM) = %d: a kernel socket (%s), not intercepted\n",
+			domain == AF_INET ? "AF_INET" : "AF_INET6", s, target);
+}
+
 __attribute__((visibility("default")))
 int socket(int domain, int type, int protocol)
 {
 	static socket_fn next;
-	int flags = type & (SOCK_NONBLOCK | SOCK_CLOEXEC), s;
+	int flags = type & (SOCK_NONBLOCK | SOCK_CLOEXEC), s, saved = errno;
 
 	if (!next)
 		next = (socket_fn)dlsym(RTLD_NEXT, "socket");
@@ -59,10 +89,14 @@ int socket(int domain, int type, int protocol)
 		errno = ENOSYS;
 		return -1;
 	}
-	if ((domain != AF_INET && domain != AF_INET6) || !flags)
+	if (domain != AF_INET && domain != AF_INET6)
 		return next(domain, type, protocol);
+	errno = 0;
 	s = next(domain, type & ~flags, protocol);
-	return s < 0 ? s : apply_flags(s, flags);
+	report(domain, type & ~flags, s, errno);
+	if (s >= 0)
+		errno = saved;
+	return s < 0 || !flags ? s : apply_flags(s, flags);
 }
 
 __attribute__((visibility("default")))

@@ -395,18 +395,43 @@ serve_mariadb_preload() {
   rm -rf $mdbdir && mkdir -p $mdbdir && chown mysql:mysql $mdbdir || return 1
   runuser -u mysql -- mariadb-install-db --no-defaults --datadir=$mdbdir/data --auth-root-authentication-method=normal \
     --skip-test-db --user=mysql > "$out/mariadb-install.log" 2>&1 || { tail -20 "$out/mariadb-install.log"; return 1; }
-  runuser -u mysql -- env LD_PRELOAD="$shim $preload" timeout 900 /usr/sbin/mariadbd --no-defaults \
+  # ld.so opens every LD_PRELOAD object as mysql: from a checkout mysql may not enter (CI clones into /root, mode
+  # 0700) it skips the shim with a mere warning on stderr, and librspreload alone then lets the SOCK_CLOEXEC listener
+  # fall back to kernel TCP. So the shim is copied to a root-owned directory mysql can read but not write.
+  shimdir=$(mktemp -d /tmp/sdp4j-preload.XXXXXX) && chmod 0755 "$shimdir" && install -m 0644 "$shim" "$shimdir/" || return 1
+  runuser -u mysql -- env LD_PRELOAD="$shimdir/${shim##*/} $preload" timeout 900 /usr/sbin/mariadbd --no-defaults \
     --datadir=$mdbdir/data --socket=$mdbdir/sock --pid-file=$mdbdir/pid --bind-address=$B --port=3306 \
     --skip-grant-tables --skip-name-resolve --thread-handling=one-thread-per-connection --innodb-use-native-aio=0 \
     --innodb-buffer-pool-size=32M --innodb-flush-log-at-trx-commit=0 --skip-log-bin \
     --log-error=$mdbdir/err.log --general-log=1 --general-log-file=$mdbdir/general.log > $mdbdir/stderr 2>&1 &
   srv=$!
   wait_for_line $mdbdir/err.log 'ready for connections' 300 || { tail -20 $mdbdir/err.log $mdbdir/stderr; return 1; }
-  # where the listener is: librspreload's socket() silently makes a kernel socket when rsocket() fails (a fresh-clone
-  # run once had the client's rconnect refused although mariadbd was ready)
-  echo "---- port 3306 on kernel TCP:"; ss -ltn 'sport = :3306' 2>&1 || true
-  echo "---- RDMA CM ids:"; rdma resource show cm_id 2>&1 | head -20 || true
+  mariadb_listener || return 1
   echo listening
+}
+# Where mariadbd listens: librspreload's socket() silently makes a kernel socket when rsocket() fails (a fresh-clone
+# run once had the client's rconnect refused although mariadbd was ready). The shim reports each TCP socket (an
+# rsocket, or a kernel socket and rsocket()'s errno); the kernel's own view (ss, rdma_cm ids) must agree.
+mariadb_listener() {
+  local mpid kernel rdma
+  mpid=$(cat $mdbdir/pid 2>/dev/null)
+  echo "---- preloaded into mariadbd:"
+  grep -o '/[^ ]*\(libaccept4shim\|librspreload\)\.so' /proc/$mpid/maps 2>/dev/null | sort -u
+  if ! grep -q libaccept4shim.so /proc/$mpid/maps 2>/dev/null || ! grep -q librspreload.so /proc/$mpid/maps 2>/dev/null; then
+    echo "mariadbd $mpid does not have both the shim and librspreload mapped; the dynamic loader said:"
+    cat $mdbdir/stderr $mdbdir/err.log 2>/dev/null | grep 'ld.so'
+    return 1
+  fi
+  echo "---- what rspreload made of mariadbd's TCP sockets (the shim):"
+  cat $mdbdir/stderr $mdbdir/err.log 2>/dev/null | grep 'accept4shim:'
+  echo "---- port 3306 on kernel TCP:"; kernel=$(ss -Htln 'sport = :3306' 2>&1); echo "${kernel:-none}"
+  echo "---- RDMA CM ids listening on 3306:"; rdma=$(rdma resource show cm_id 2>&1 | grep 'state LISTEN' | grep ':3306 ')
+  echo "${rdma:-none}"
+  [ -n "$mpid" ] && echo "---- mariadbd $mpid descriptors: $(ls -l /proc/$mpid/fd 2>/dev/null | grep -c rdma_cm) on rdma_cm"
+  if [ -n "$kernel" ] || [ -z "$rdma" ]; then
+    echo "mariadbd's listener on 3306 is not an rsocket (the shim's lines above say what rspreload made of it and why)"
+    return 1
+  fi
 }
 client_mariadb_preload() {
   conf $work/mariadb-client.conf "use sdp client * $B:3306" 'use tcp client * *:*'
@@ -427,19 +452,28 @@ check_mariadb_preload() {
     { echo "mariadbd's general log does not show two connections from $A"; return 3; }
 }
 # runuser may return before mariadbd has finished: mariadbd itself (its pid file) is waited for, bounded, then killed;
-# a mariadbd left behind holds rxe0, and the last step's 'rdma link delete' then blocks for ever in the kernel
+# a mariadbd left behind holds rxe0, and the last step's 'rdma link delete' then blocks for ever in the kernel.
+# Under the preload SIGTERM never completes: mariadbd's main thread sits in accept4 -> rspreload accept -> raccept ->
+# read() of the listener's accept queue (a blocking socketpair; gdb, SDP4J_2H_MDB_STACKS=1), and the shutdown waits for
+# that thread, which nothing wakes (a kernel listener's blocked accept ends when the socket is shut down; rsockets'
+# does not). So the wait is short.
 stop_mariadb() {
   local mpid i
   mpid=$(cat $mdbdir/pid 2>/dev/null)
   kill "$srv" 2>/dev/null
   [ -n "$mpid" ] && kill "$mpid" 2>/dev/null
-  for ((i = 0; i < 150; i++)); do
+  for ((i = 0; i < 50; i++)); do
     kill -0 "$srv" 2>/dev/null || { [ -n "$mpid" ] && kill -0 "$mpid" 2>/dev/null; } || break
     sleep 0.2
   done
   kill_tree "$srv"
   if [ -n "$mpid" ] && kill -0 "$mpid" 2>/dev/null; then
-    echo "mariadbd $mpid did not stop on SIGTERM within 30 s: SIGKILL"
+    echo "mariadbd $mpid did not stop on SIGTERM within 10 s (see above): SIGKILL"
+    # SDP4J_2H_MDB_STACKS=1: where its threads wait first (gdb is slow under TCG: not in the default run)
+    if [ "${SDP4J_2H_MDB_STACKS:-0}" = 1 ]; then
+      ps -L -o tid,stat,wchan:28,comm -p "$mpid"
+      timeout 120 gdb -batch -nx -p "$mpid" -ex 'thread apply all bt 12' 2>&1 | grep -E '^(Thread|#)' | head -150
+    fi
     kill -KILL "$mpid"
     for ((i = 0; i < 50; i++)); do kill -0 "$mpid" 2>/dev/null || break; sleep 0.2; done
   fi
@@ -450,6 +484,8 @@ stop_mariadb() {
 
 # the 'bench' step (JMH across the wire; not in the default list): benchmarks/two-hosts-bench.sh
 . "$(dirname "$0")/bench.sh"
+# the 'bench-rstream' step (sdp4j vs rstream across the wire; not in the default list): benchmarks/two-hosts-bench.sh
+. "$(dirname "$0")/bench-rstream.sh"
 
 fn() { echo "$1_${2//-/_}"; }
 record() { # STEP STATUS SECONDS DETAIL
@@ -470,7 +506,9 @@ run_b() {
     cat "$out/$step-serve.out"
     if [ $rc = 0 ]; then put "$step.ready" ok; else put "$step.ready" "failed $rc"; fi
     await "$step.client-done" 1200
-    case "$step" in pg-preload) stop_pg ;; mariadb-preload) stop_mariadb ;; *) [ -n "$srv" ] && stop_server ;; esac
+    if declare -F "$(fn stop "$step")" >/dev/null; then "$(fn stop "$step")"; else
+      case "$step" in pg-preload) stop_pg ;; mariadb-preload) stop_mariadb ;; *) [ -n "$srv" ] && stop_server ;; esac
+    fi
     src=$?
     [ "$step" = wire ] && src=0
     cat "$out/$step-server.log" 2>/dev/null | tail -40

@@ -8,6 +8,7 @@ import java.net.InetSocketAddress;
 import java.net.ServerSocket;
 import java.net.Socket;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
 
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
@@ -35,7 +36,9 @@ import org.openjdk.jmh.annotations.Warmup;
  *   <li>{@link #stream}: {@code size = 65536}, {@code count = 32}: 2 MiB one way then 2 MiB back, as
  *       {@code rstream -S 65536 -C 32 -I N}; bandwidth = 2 x count x size x 8 / time, as rstream's {@code Gb/sec}.</li>
  * </ul>
- * The server is a thread of the same JVM (rstream's server is a second process); both ends are ordinary JDK
+ * The server is a thread of the same JVM, or, with {@code -Dsdp4j.bench.peer=HOST:PORT}, an {@link RstreamPeer} on
+ * another host (as rstream's server is another process there; each connection then opens with a header of size and
+ * count that the peer checks and confirms, so every run is self-describing). Both ends are ordinary JDK
  * sockets with TCP_NODELAY and, as rstream sets by default, 512 KiB send and receive buffers (set before connect and
  * on the listener before bind, where rsockets takes them). Without the agent this is plain TCP.
  * Average time per exchange: rstream reports total time / iterations the same way. The VM script
@@ -51,6 +54,23 @@ public class RdmaVsRstream {
 
     /** rstream's default SO_SNDBUF / SO_RCVBUF (its {@code set_options}: {@code 1 << 19} without {@code -B}). */
     static final int RSTREAM_BUFFER = 1 << 19;
+
+    /** HOST:PORT of a remote {@link RstreamPeer}; unset: the peer is a thread of this JVM. */
+    static final String PEER_PROPERTY = "sdp4j.bench.peer";
+
+    static InetSocketAddress peerAddress(String hostPort) {
+        int colon = hostPort.lastIndexOf(':');
+        int port = -1;
+        try {
+            if (colon > 0) port = Integer.parseInt(hostPort.substring(colon + 1));
+        } catch (NumberFormatException e) {
+            port = -1;
+        }
+        if (port < 1 || port > 65535) {
+            throw new IllegalArgumentException("-D" + PEER_PROPERTY + "=" + hostPort + ": not HOST:PORT");
+        }
+        return new InetSocketAddress(hostPort.substring(0, colon), port);
+    }
 
     /** A connected Socket pair whose peer thread runs rstream's server side for {@code count} x {@code size}. */
     @State(Scope.Thread)
@@ -71,50 +91,68 @@ public class RdmaVsRstream {
         @Setup(Level.Trial)
         public void setup() throws IOException {
             int size = size(), count = count(), buffer = buffer();
-            InetAddress host = DerbyDrdaServer.benchHost();
-            server = new ServerSocket();
-            if (buffer > 0) server.setReceiveBufferSize(buffer);
-            server.bind(new InetSocketAddress(host, 0), 1);
-            peer = new Thread(() -> {
-                try (Socket s = server.accept()) {
-                    s.setTcpNoDelay(true);
-                    serve(s, size, count);
-                } catch (IOException closed) {
-                    // the client went away: trial over
-                }
-            }, "rstream-peer");
-            peer.setDaemon(true);
-            peer.start();
+            String remote = System.getProperty(PEER_PROPERTY);
+            InetSocketAddress to;
+            if (remote != null) {
+                to = peerAddress(remote);
+            } else {
+                InetAddress host = DerbyDrdaServer.benchHost();
+                server = new ServerSocket();
+                if (buffer > 0) server.setReceiveBufferSize(buffer);
+                server.bind(new InetSocketAddress(host, 0), 1);
+                peer = new Thread(() -> {
+                    try (Socket s = server.accept()) {
+                        s.setTcpNoDelay(true);
+                        serve(s, size, count);
+                    } catch (IOException closed) {
+                        // the client went away: trial over
+                    }
+                }, "rstream-peer");
+                peer.setDaemon(true);
+                peer.start();
+                to = new InetSocketAddress(host, server.getLocalPort());
+            }
             client = new Socket();
             client.setTcpNoDelay(true);
             if (buffer > 0) {
                 client.setSendBufferSize(buffer);
                 client.setReceiveBufferSize(buffer);
             }
-            client.connect(new InetSocketAddress(host, server.getLocalPort()), 30_000);
+            client.connect(to, 30_000);
             in = client.getInputStream();
             out = client.getOutputStream();
+            if (remote != null) RstreamPeer.handshake(in, out, size, count);
             msg = new byte[size];
             for (int i = 0; i < size; i++) msg[i] = (byte) (i * 31 + 7);
             reply = new byte[size];
-            System.out.printf("rdma-vs-rstream: %s -> %s, size %d, count %d, SO_SNDBUF %d, SO_RCVBUF %d, impl %s%n",
-                    client.getLocalSocketAddress(), client.getRemoteSocketAddress(), size, count,
+            System.out.printf("rdma-vs-rstream: %s -> %s (%s), size %d, count %d, SO_SNDBUF %d, SO_RCVBUF %d, impl %s%n",
+                    client.getLocalSocketAddress(), client.getRemoteSocketAddress(),
+                    remote != null ? "remote peer" : "peer thread", size, count,
                     client.getSendBufferSize(), client.getReceiveBufferSize(), implName(client));
             // one exchange, checked: a broken transport fails the trial at once
             exchange();
             if (reply[size - 1] != msg[size - 1] || reply[0] != msg[0]) throw new IOException("peer returned wrong bytes");
         }
 
-        /** rstream's server: receive count x size, then send count x size (the bytes it received last). */
-        static void serve(Socket s, int size, int count) throws IOException {
+        /**
+         * rstream's server: receive count x size, then send count x size (the bytes it received last), until the
+         * client closes; returns the number of exchanges.
+         */
+        static long serve(Socket s, int size, int count) throws IOException {
+            return serve(s, size, count, new AtomicLong());
+        }
+
+        /** The same, counting completed exchanges in {@code progress} as it goes (for a watchdog). */
+        static long serve(Socket s, int size, int count, AtomicLong progress) throws IOException {
             InputStream pin = s.getInputStream();
             OutputStream pout = s.getOutputStream();
             byte[] buf = new byte[size];
-            while (true) {
+            for (long n = 0; ; n++) {
                 for (int t = 0; t < count; t++) {
-                    if (pin.readNBytes(buf, 0, size) != size) return;
+                    if (pin.readNBytes(buf, 0, size) != size) return n;
                 }
                 for (int t = 0; t < count; t++) pout.write(buf);
+                progress.lazySet(n + 1);
             }
         }
 
@@ -132,8 +170,8 @@ public class RdmaVsRstream {
         @TearDown(Level.Trial)
         public void tearDown() throws Exception {
             client.close();
-            server.close();
-            peer.join(5_000);
+            if (server != null) server.close();
+            if (peer != null) peer.join(5_000);
         }
     }
 
