@@ -93,7 +93,8 @@ c0=$(counters); t0=$(date +%s)
 "$java" "${jvm[@]}" -Dsdp4j.test.address=$addr -Dsdp4j.test.blackhole=10.9.9.2 \
   -jar "$launcher" execute --disable-banner --details=tree --fail-if-no-tests \
   -cp "$cp" --select-class org.sdp4j.rsocket.RsocketSocketImplTest \
-  --select-class org.sdp4j.rsocket.NativeValidationTest --reports-dir "$out/junit" 2>&1 | tee "$out/junit.log"
+  --select-class org.sdp4j.rsocket.NativeValidationTest --select-class org.sdp4j.rsocket.RsocketPlatformParkTest \
+  --reports-dir "$out/junit" 2>&1 | tee "$out/junit.log"
 rc=${PIPESTATUS[0]}
 c1=$(counters); d=$(delta "$c0" "$c1" 2048); drc=$?
 tests=$(grep -Eo '[0-9]+ tests successful' "$out/junit.log" | head -1)
