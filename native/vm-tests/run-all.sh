@@ -26,6 +26,11 @@
 #      "use sdp" both ends, and a "use both" server with an rsocket and with a TCP client (SDP4J_CONTRACT_CLASSES: classes)
 #   j  many concurrent rsocket connections (native/vm-tests/concurrent.sh; SDP4J_CONCURRENT, default "16 64")
 #   k  virtual threads park instead of pinning (native/vm-tests/virtual.sh; Temurin 25, parallelism 2, JFR)
+#   l  an RDMA resource limit (native/vm-tests/memlock.sh): nobody with `ulimit -l 64` gets an error naming
+#      RLIMIT_MEMLOCK on "use sdp" and falls back to TCP on "use both", never a hang or a crash
+#   m  the JCC workload on virtual threads through HikariCP on "use sdp" (native/vm-tests/pooled.sh; Temurin 25,
+#      parallelism 2, Derby's DRDA server, every row checked, every pooled connection on rsocket, JFR)
+#   (l and m are skipped when the agent jar is not built)
 # Closing line: "N passed, M failed"; exit status 0 only when nothing failed.
 set -uo pipefail
 repo=$(cd "$(dirname "$0")/../.." && pwd)
@@ -326,6 +331,24 @@ t0=$(date +%s)
 rc=${PIPESTATUS[0]}
 record "k: virtual threads park ($(grep -Eo '[0-9]+ passed, [0-9]+ failed' "$out/virtual.log" | tail -1))" \
   "$rc" $(( $(date +%s) - t0 )) ""
+
+# ---- l, m: a resource limit reached; a JDBC pool on virtual threads (issue 13), both through the agent ----
+if [ -f "$agent" ]; then
+  log "l: RDMA resource limit: nobody with ulimit -l 64, 'use sdp' and 'use both' clients"
+  t0=$(date +%s)
+  "$repo/native/vm-tests/memlock.sh" 2>&1 | tee "$out/memlock.log"
+  rc=${PIPESTATUS[0]}
+  record "l: RLIMIT_MEMLOCK named, 'both' falls back ($(grep -Eo '[0-9]+ passed, [0-9]+ failed' "$out/memlock.log" | tail -1))" \
+    "$rc" $(( $(date +%s) - t0 )) ""
+  log "m: HikariCP on virtual threads, IBM JCC on 'use sdp' to Derby"
+  t0=$(date +%s)
+  "$repo/native/vm-tests/pooled.sh" 2>&1 | tee "$out/pooled-step.log"
+  rc=${PIPESTATUS[0]}
+  record "m: HikariCP + JCC on virtual threads over rsockets ($(grep -Eo '[0-9]+ passed, [0-9]+ failed' "$out/pooled-step.log" | tail -1))" \
+    "$rc" $(( $(date +%s) - t0 )) ""
+else
+  summary+=("SKIP  l-m: no $agent (build sdp-jdbc first)"); skipped=$((skipped + 2))
+fi
 
 # ---- summary ----
 echo
