@@ -299,7 +299,7 @@ final class RsocketHandle {
             }
             // backing off, only a close may end the wait early (a parked waiter without the listener: fd -1)
             int r = virtual ? RsocketParker.await(pending == 0 ? fd : -1, Native.POLLIN, wakeFd(), slice)
-                    : RsocketParker.awaitListenerPlatform(fd, wakeFd(), slice, pending == 0);
+                    : Native.pollListener(fd, wakeFd(), slice, pending == 0); // poll(2), not rpoll: no herd
             if ((r & RsocketParker.INTERRUPTED) != 0) {
                 return INTERRUPTED;
             }

@@ -20,17 +20,17 @@ import org.junit.jupiter.api.Timeout;
 import org.sdp4j.rsocket.RsocketSocketImplTest.Pair;
 
 /**
- * Many platform threads blocked on rsockets at once (issue 13): beyond {@link RsocketParker#DIRECT_WAITERS} of them
- * in their own rpoll, further waits park on the poller (librdmacm wakes every rpoll-ing thread whenever one leaves:
- * 1,000 threads each in its own rpoll did not finish in the soft-RoCE VM). A parked platform waiter keeps the
+ * Many platform threads blocked on rsockets at once (issue 13): a lone reader waits in its own rpoll (the fast path);
+ * beyond {@link RsocketParker#DIRECT_WAITERS} of them further waits park on the poller, and then the direct ones
+ * move there too (librdmacm wakes every rpoll-ing thread whenever one leaves: 1,000 threads each in its own rpoll
+ * did not finish in the soft-RoCE VM). A parked platform waiter keeps the
  * semantics of the JDK's sockets on a platform thread: an interrupt neither ends the wait nor closes the socket (the
  * flag stays set), a close wakes it with "Socket closed", SO_TIMEOUT bounds it, and data reaches it. Over the TCP
  * shim on the host, over rsockets in the VM (run-all.sh step a).
  */
 @Timeout(value = 120, unit = TimeUnit.SECONDS, threadMode = Timeout.ThreadMode.SEPARATE_THREAD)
 class RsocketPlatformParkTest {
-    private static final int PARKED = 6;
-    private static final int N = RsocketParker.DIRECT_WAITERS + PARKED;
+    private static final int N = RsocketParker.DIRECT_WAITERS + 6;
 
     @BeforeAll
     static void available() {
@@ -50,15 +50,30 @@ class RsocketPlatformParkTest {
         return out;
     }
 
-    private static List<Integer> awaitParked(Thread[] readers, int atLeast) throws InterruptedException {
+    private static List<Integer> awaitParked(Thread[] readers) throws InterruptedException {
         long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
         List<Integer> p = parked(readers);
-        while (p.size() < atLeast && System.nanoTime() - end < 0) {
+        while (p.size() < readers.length && System.nanoTime() - end < 0) {
             Thread.sleep(20);
             p = parked(readers);
         }
-        assertEquals(PARKED, p.size(), "readers parked beyond the " + RsocketParker.DIRECT_WAITERS + " direct ones");
+        assertEquals(readers.length, p.size(), "all readers parked, the " + RsocketParker.DIRECT_WAITERS
+                + " direct ones included");
         return p;
+    }
+
+    /** A lone platform reader: in its own rpoll (Native.poll), not parked. */
+    private static void assertDirect(Thread reader) throws InterruptedException {
+        long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+        boolean inPoll = false;
+        while (!inPoll && System.nanoTime() - end < 0) {
+            Thread.sleep(20);
+            StackTraceElement[] st = reader.getStackTrace();
+            inPoll = st.length > 0 && st[0].getClassName().equals(Native.class.getName())
+                    && st[0].getMethodName().equals("poll");
+        }
+        assertTrue(inPoll, "a lone reader waits in its own rpoll: " + Arrays.toString(reader.getStackTrace()));
+        assertTrue(parked(new Thread[] {reader}).isEmpty(), "and is not parked");
     }
 
     @Test
@@ -83,8 +98,11 @@ class RsocketPlatformParkTest {
                 }, "reader-" + i);
                 readers[i].setDaemon(true);
                 readers[i].start();
+                if (i == 0) {
+                    assertDirect(readers[0]);
+                }
             }
-            List<Integer> p = awaitParked(readers, PARKED);
+            List<Integer> p = awaitParked(readers);
             int interrupted = p.get(0), closed = p.get(1);
             readers[interrupted].interrupt();
             pairs.get(closed).client.close();
