@@ -59,7 +59,7 @@ rc=$?
 c1=$(counters)
 kill "$srv" 2>/dev/null; wait "$srv" 2>/dev/null
 rm -rf "$home"
-grep -Ev 'SLF4J|^\[' "$out/pooled.log" | grep -v 'sdp4j.*decision' | tail -20
+grep -Ev '^(SLF4J|sdp4j: )' "$out/pooled.log" | tail -20
 total=$((threads * requests))
 ours=$(grep -c "client $addr:$port .*family=sdp transport=rsocket" "$out/pooled.log")
 tcp=$(grep -c "client $addr:$port .*transport=tcp" "$out/pooled.log")
@@ -78,7 +78,7 @@ fi
 record "m: HikariCP on virtual threads (parallelism 2), $pool JCC connections on 'use sdp' to Derby, $total rows checked" \
   "$rc" $(( $(date +%s) - t0 )) "$ours rsocket connections; $d"
 if [ -s "$jfr" ]; then
-  "$jdk/bin/jfr" print --events jdk.VirtualThreadPinned "$jfr" > "$out/pooled-pinned.txt" 2>&1
+  "$jdk/bin/jfr" print --stack-depth 64 --events jdk.VirtualThreadPinned "$jfr" > "$out/pooled-pinned.txt" 2>&1
   jrc=$?
   pinned=$(grep -c 'jdk.VirtualThreadPinned' "$out/pooled-pinned.txt")
   # sdp4j's frames, not the application's (org.sdp4j.e2e.apps)
