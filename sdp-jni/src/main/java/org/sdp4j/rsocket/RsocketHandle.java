@@ -16,9 +16,9 @@ import org.sdp4j.transport.Poller;
  *
  * <p>Waiting ({@link #await}): busy-poll first when asked (on a virtual thread for at most
  * {@link RsocketParker#VIRTUAL_SPIN_MAX_MICROS}), then rpoll on the rsocket and the eventfd on a platform thread
- * (parked as a virtual thread when many platform threads wait already), or park on a virtual thread
- * ({@link RsocketParker}). A local shutdownInput gives no rsocket event, so a reader
- * that waits says so ({@link #readerWaiting}) and {@link #wakeReader} signals the eventfd, which the reader drains.
+ * (parked as a virtual thread is when others are parked or many platform threads rpoll already), or park on a
+ * virtual thread ({@link RsocketParker}). A local shutdownInput gives no rsocket event, so a reader that waits
+ * says so ({@link #readerWaiting}) and {@link #wakeReader} signals the eventfd, which the reader drains.
  */
 final class RsocketHandle {
     /** {@link #accept} and {@link #awaitConnect} results: woken by a close; a virtual thread was interrupted. */
