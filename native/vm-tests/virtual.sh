@@ -33,7 +33,7 @@ timeout -s KILL $((limit + 240)) "$jdk/bin/java" -XX:+UseSerialGC -XX:TieredStop
 record "j: $n virtual-thread rsocket clients + virtual-thread server, parallelism 2, every byte checked" \
   "${PIPESTATUS[0]}" $(( $(date +%s) - t0 ))
 if [ -s "$jfr" ]; then
-  "$jdk/bin/jfr" print --events jdk.VirtualThreadPinned "$jfr" > "$out/pinned-$n.txt" 2>&1
+  "$jdk/bin/jfr" print --stack-depth 64 --events jdk.VirtualThreadPinned "$jfr" > "$out/pinned-$n.txt" 2>&1
   jrc=$?
   pinned=$(grep -c 'jdk.VirtualThreadPinned' "$out/pinned-$n.txt")
   ours=$(grep -c 'org\.sdp4j' "$out/pinned-$n.txt")

@@ -15,9 +15,10 @@ import org.sdp4j.transport.Poller;
  * librdmacm never sees a descriptor freed under a running call (rpoll included).
  *
  * <p>Waiting ({@link #await}): busy-poll first when asked (on a virtual thread for at most
- * {@link RsocketParker#VIRTUAL_SPIN_MAX_MICROS}), then rpoll on the rsocket and the eventfd on a platform thread,
- * or park on a virtual thread ({@link RsocketParker}). A local shutdownInput gives no rsocket event, so a reader
- * that waits says so ({@link #readerWaiting}) and {@link #wakeReader} signals the eventfd, which the reader drains.
+ * {@link RsocketParker#VIRTUAL_SPIN_MAX_MICROS}), then rpoll on the rsocket and the eventfd on a platform thread
+ * (parked as a virtual thread is when others are parked or many platform threads rpoll already), or park on a
+ * virtual thread ({@link RsocketParker}). A local shutdownInput gives no rsocket event, so a reader that waits
+ * says so ({@link #readerWaiting}) and {@link #wakeReader} signals the eventfd, which the reader drains.
  */
 final class RsocketHandle {
     /** {@link #accept} and {@link #awaitConnect} results: woken by a close; a virtual thread was interrupted. */
@@ -227,7 +228,7 @@ final class RsocketHandle {
             } while (System.nanoTime() - end < 0);
         }
         return virtual ? RsocketParker.await(fd, events, wakeFd(), timeoutMillis)
-                : Native.poll(fd, events, wakeFd(), timeoutMillis);
+                : RsocketParker.awaitPlatform(fd, events, wakeFd(), timeoutMillis);
     }
 
     /**
@@ -298,7 +299,7 @@ final class RsocketHandle {
             }
             // backing off, only a close may end the wait early (a parked waiter without the listener: fd -1)
             int r = virtual ? RsocketParker.await(pending == 0 ? fd : -1, Native.POLLIN, wakeFd(), slice)
-                    : Native.pollListener(fd, wakeFd(), slice, pending == 0);
+                    : Native.pollListener(fd, wakeFd(), slice, pending == 0); // poll(2), not rpoll: no herd
             if ((r & RsocketParker.INTERRUPTED) != 0) {
                 return INTERRUPTED;
             }

@@ -4,6 +4,7 @@ import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.LockSupport;
 
 import org.sdp4j.log.SdpLog;
@@ -13,7 +14,12 @@ import org.sdp4j.transport.Props;
 /**
  * Waits of virtual threads on rsockets: the virtual thread parks (its carrier is free) while one of a small, fixed
  * number of platform poller threads rpolls every parked waiter's descriptors and unparks the ones that are ready.
- * Platform threads do not come here: they keep waiting in rpoll themselves (no hand-off).
+ * Platform threads wait in rpoll themselves (no hand-off: the fast path) while nothing is parked here and at most
+ * {@link #DIRECT_WAITERS} of them do so at once; other platform-thread waits park here too ({@link #awaitPlatform}).
+ * rsockets' rpoll is not made for many threads: every rpoll-ing thread of a process is woken whenever one of them
+ * leaves poll(2) (librdmacm's shared poll signal) and spins in sched_yield until all have, so 1,000 platform threads
+ * each in its own rpoll spent the machine on wake-ups (issue 13: 1,000 connections did not finish in the soft-RoCE
+ * VM), while one poller rpolls for all parked ones.
  *
  * <p>A waiter is in its poller's set until the poller has let it go: a timeout or an interrupt asks the poller to
  * drop it and waits for that, so a descriptor never leaves a wait (and can never be rclose'd by its last user)
@@ -25,7 +31,14 @@ final class RsocketParker {
     /** The most a busy-poll may spin on a virtual thread's carrier before it parks (µs). */
     static final int VIRTUAL_SPIN_MAX_MICROS = 20;
 
+    /** Platform threads that may wait in their own rpoll at once; beyond, they park on a poller. */
+    static final int DIRECT_WAITERS = (int) Props.longProperty("sdp4j.rsocket.directWaiters", 8, 0, 1 << 20);
+
     private static final int POLLERS = (int) Props.longProperty("sdp4j.rsocket.pollerThreads", 1, 1, 16);
+    /** How long a platform thread's own rpoll runs before it checks whether to park instead (ms). */
+    static final int DIRECT_SLICE_MS = 50;
+    /** Platform threads in their own rpoll; waiters parked on the pollers (virtual and platform threads). */
+    private static final AtomicInteger direct = new AtomicInteger(), parked = new AtomicInteger();
     private static volatile Poller[] pollers;
 
     private RsocketParker() {
@@ -57,10 +70,56 @@ final class RsocketParker {
      * returns revents | {@link Native#WOKEN}, 0 on timeout, | {@link #INTERRUPTED} when the thread was interrupted.
      */
     static int await(int fd, int events, int wakeFd, int timeoutMillis) throws IOException {
+        return await(fd, events, wakeFd, timeoutMillis, true);
+    }
+
+    /**
+     * A platform thread's wait, as {@link Native#poll}: in its own rpoll while no waiter is parked here and fewer
+     * than {@link #DIRECT_WAITERS} platform threads are in theirs, else parked on a poller. The own rpoll runs in
+     * slices of {@link #DIRECT_SLICE_MS}: once waiters are parked (the poller rpolls), a direct waiter moves over
+     * too within a slice, since every other rpoll-ing thread of the process is woken by each event the poller sees
+     * and spins (sched_yield) while the poller scans its set. Never {@link #INTERRUPTED}: as the JDK's sockets on a
+     * platform thread, an interrupt does not end the wait (the flag is kept).
+     */
+    static int awaitPlatform(int fd, int events, int wakeFd, int timeoutMillis) throws IOException {
+        if (timeoutMillis == 0) {
+            return Native.poll(fd, events, wakeFd, 0);
+        }
+        Deadline deadline = timeoutMillis < 0 ? Deadline.NONE : Deadline.afterNanos(timeoutMillis * 1_000_000L);
+        while (enterDirect()) {
+            int r;
+            try {
+                int left = deadline.pollMillis();
+                r = Native.poll(fd, events, wakeFd, left < 0 ? DIRECT_SLICE_MS : Math.min(left, DIRECT_SLICE_MS));
+            } finally {
+                direct.decrementAndGet();
+            }
+            if (r != 0 || deadline.expired()) {
+                return r;
+            }
+        }
+        int left = deadline.pollMillis();
+        return left == 0 ? 0 : await(fd, events, wakeFd, left, false);
+    }
+
+    /** True when this platform thread may rpoll itself (then it decrements {@link #direct}). */
+    private static boolean enterDirect() {
+        if (parked.get() > 0) {
+            return false;
+        }
+        if (direct.incrementAndGet() <= DIRECT_WAITERS) {
+            return true;
+        }
+        direct.decrementAndGet();
+        return false;
+    }
+
+    private static int await(int fd, int events, int wakeFd, int timeoutMillis, boolean interruptible)
+            throws IOException {
         int[] fds = { fd };
         short[] ev = { (short) events };
         short[] rev = new short[1];
-        int r = awaitMany(fds, ev, rev, 1, wakeFd, timeoutMillis);
+        int r = awaitMany(fds, ev, rev, 1, wakeFd, timeoutMillis, interruptible);
         return r < 0 ? 0 : (r & (Native.WOKEN | INTERRUPTED)) | (rev[0] & 0xffff);
     }
 
@@ -71,16 +130,37 @@ final class RsocketParker {
      */
     static int awaitMany(int[] fds, short[] events, short[] revents, int n, int wakeFd, int timeoutMillis)
             throws IOException {
-        if (Thread.currentThread().isInterrupted()) {
+        return awaitMany(fds, events, revents, n, wakeFd, timeoutMillis, true);
+    }
+
+    /**
+     * interruptible false (a platform thread): an interrupt neither ends the wait nor is reported; the flag is
+     * cleared while parked (park would not wait with it set) and set again before this returns.
+     */
+    private static int awaitMany(int[] fds, short[] events, short[] revents, int n, int wakeFd, int timeoutMillis,
+            boolean interruptible) throws IOException {
+        if (interruptible && Thread.currentThread().isInterrupted()) {
             return INTERRUPTED | Native.WOKEN;
         }
         Waiter w = new Waiter(fds, events, revents, n, wakeFd, Thread.currentThread());
         Poller p = poller(fds.length > 0 ? fds[0] : wakeFd);
+        parked.incrementAndGet();
+        try {
+            return parkUntilDone(p, w, timeoutMillis, interruptible);
+        } finally {
+            parked.decrementAndGet();
+        }
+    }
+
+    private static int parkUntilDone(Poller p, Waiter w, int timeoutMillis, boolean interruptible)
+            throws IOException {
         p.add(w);
         Deadline deadline = timeoutMillis < 0 ? Deadline.NONE : Deadline.afterNanos(timeoutMillis * 1_000_000L);
-        boolean interrupted = false;
+        boolean interrupted = false, keepFlag = false;
         while (!w.done) {
-            if (Thread.currentThread().isInterrupted()) {
+            if (!interruptible) {
+                keepFlag |= Thread.interrupted();
+            } else if (Thread.currentThread().isInterrupted()) {
                 interrupted = true;
                 break;
             }
@@ -96,6 +176,9 @@ final class RsocketParker {
         }
         if (!w.done) {
             p.cancel(w); // returns once the poller no longer holds the descriptors
+        }
+        if (keepFlag) {
+            Thread.currentThread().interrupt();
         }
         if (w.failure != null) {
             throw new IOException("rsocket poller: " + w.failure, w.failure);
