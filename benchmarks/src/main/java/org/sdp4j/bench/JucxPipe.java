@@ -52,7 +52,7 @@ public class JucxPipe {
         UcpContext context;
         UcpWorker mine, theirs;
         UcpEndpoint toThem, toMe;
-        ByteBuffer out, in;
+        ByteBuffer out, in, echo; // fields: UCX writes into them until teardown, the GC must not free them before
         long outAddr, inAddr;
         Thread peer;
         volatile boolean stop;
@@ -72,18 +72,18 @@ public class JucxPipe {
             for (int i = 0; i < size; i++) {
                 out.put(i, (byte) i);
             }
-            ByteBuffer buf = ByteBuffer.allocateDirect(size);
-            long bufAddr = UcxUtils.getAddress(buf);
+            echo = ByteBuffer.allocateDirect(size);
+            long bufAddr = UcxUtils.getAddress(echo);
             peer = new Thread(() -> {
                 try {
                     while (!stop) {
                         UcpRequest r = toMe.recvStreamNonBlocking(bufAddr, size, UcpConstants.UCP_STREAM_RECV_FLAG_WAITALL,
                                 null);
                         while (!r.isCompleted()) {
-                            if (stop) {
-                                return;
-                            }
                             theirs.progress();
+                        }
+                        if (stop) {
+                            return; // the last message only completed the posted receive
                         }
                         UcpRequest s = toMe.sendStreamNonBlocking(bufAddr, size, null);
                         while (!s.isCompleted()) {
@@ -100,12 +100,25 @@ public class JucxPipe {
 
         @TearDown(Level.Trial)
         public void tearDown() throws Exception {
+            // one more message completes the peer's posted receive, so nothing of UCX refers to a buffer any more
+            // (a second trial in the same JVM crashed in libc when the GC had freed a buffer a receive was posted to)
             stop = true;
-            peer.join(5_000);
-            // the peer's last receive stays posted; the JVM ends after the trial, so UCX is left to the exit
+            UcpRequest last = toThem.sendStreamNonBlocking(outAddr, size, null);
+            while (!last.isCompleted() || peer.isAlive()) {
+                mine.progress();
+                peer.join(0, 1000);
+            }
             if (peerFailure != null) {
                 throw new IllegalStateException("jucx peer failed", peerFailure);
             }
+            UcpRequest a = toThem.closeNonBlockingFlush(), b = toMe.closeNonBlockingFlush();
+            while (!a.isCompleted() || !b.isCompleted()) {
+                mine.progress();
+                theirs.progress();
+            }
+            mine.close();
+            theirs.close();
+            context.close();
         }
     }
 
