@@ -30,13 +30,19 @@ printf '%s\n' 'log min-level 7 destination stderr' 'use both server * *:*' > "$w
 printf '%s\n' 'log min-level 7 destination stderr' "use sdp client * $addr:*" > "$work/sdp.conf"
 printf '%s\n' 'log min-level 7 destination stderr' "use both client * $addr:*" > "$work/both.conf"
 chmod 0644 "$work"/*.conf
+# nobody runs copies: a checkout under /root (0700, as CI's fresh clone is; the guest sees the host's modes over 9p)
+# is closed to it, and its JVM then failed at start ("Error opening zip file ... sdp4j-agent.jar")
+cp "$agent" "$work/sdp4j-agent.jar" && cp -r "$tc" "$work/test-classes" && chmod -R a+rX "$work/sdp4j-agent.jar" "$work/test-classes" || {
+  echo "cannot copy the agent and test classes for nobody"; echo "0 passed, 1 failed"; exit 2; }
+nobody_agent=$work/sdp4j-agent.jar nobody_tc=$work/test-classes
 # as nobody with memlock at $kib KiB; output to the caller's file (opened here, by root). The `both` attempt bound
 # is raised from 2 s: under a loaded TCG host the address and route resolution alone can take longer, and the
 # fallback would then name the timeout instead of the limit (still bounded: the run is killed after 180 s)
 as_nobody() { # CONF LOG ARGS...
   local conf=$1 log=$2; shift 2
   (ulimit -l "$kib" && timeout -s KILL 180 setpriv --reuid=65534 --regid=65534 --clear-groups -- \
-     "$java" "${jvm[@]}" -Djava.io.tmpdir="$tmp" -Dsdp4j.both.timeout=60000 -javaagent:"$agent"=conf="$conf" -cp "$tc" \
+     "$java" "${jvm[@]}" -Djava.io.tmpdir="$tmp" -Dsdp4j.both.timeout=60000 -javaagent:"$nobody_agent"=conf="$conf" \
+     -cp "$nobody_tc" \
      org.sdp4j.rsocket.PlainEcho "$@") > "$log" 2>&1
 }
 id nobody; echo "memlock for nobody: $kib KiB (root's: $(ulimit -l) KiB)"
