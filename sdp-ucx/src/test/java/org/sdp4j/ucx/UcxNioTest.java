@@ -60,10 +60,19 @@ class UcxNioTest {
         if (System.getProperty("sdp4j.ucx.dir") == null) {
             System.setProperty("sdp4j.ucx.dir", Files.createTempDirectory("ucx-rv").toString());
         }
-        Sdp4j.configure(ConfigParser.parse("test.conf", "use tcp client * *:1\nuse ucx server * *:*\n"
-                + "use ucx client * *:*\n"), ProgramIdentity.of("ucx-test"));
         Sdp4j.installSocketFactories();
         provider = new SdpSelectorProvider();
+    }
+
+    /**
+     * Every test its own rules, and so its own Router: a Router remembers a destination whose UCX connect failed
+     * (60 s), and a test's TCP-only server port, taken again by the kernel for a later test's UCX listener, sent that
+     * test's UCX connect straight to TCP (CI, Temurin 21, once).
+     */
+    @org.junit.jupiter.api.BeforeEach
+    void ucxRules() throws Exception {
+        Sdp4j.configure(ConfigParser.parse("test.conf", "use tcp client * *:1\nuse ucx server * *:*\n"
+                + "use ucx client * *:*\n"), ProgramIdentity.of("ucx-test"));
     }
 
     static boolean overUcx(Object ch) {
