@@ -124,7 +124,9 @@ class UcxTransportTest {
                     E2e.value(r, "SELECTED"), r.describe());
             List<DecisionLog.Decision> ds = E2e.assertClientDecisions(r, derby.port(), 2, "ucx");
             E2e.assertTcpTransport(ds);
-            assertTrue(ds.get(0).fallback().contains("no sdp4j UCX listener"), ds.get(0).raw());
+            // "no sdp4j UCX listener (... absent)", or "no live sdp4j UCX listener ... (Connection refused)" when a
+            // process killed earlier (kill -9 leaves its rendezvous socket) had this port (CI, once)
+            assertTrue(ds.get(0).fallback().matches(".*no (live )?sdp4j UCX listener.*"), ds.get(0).raw());
             // the next connections skip the attempt: the destination is remembered
             assertTrue(ds.get(ds.size() - 1).fallback().contains("failed"), ds.get(ds.size() - 1).raw());
         }
