@@ -371,4 +371,16 @@ final class RemoteRendezvous implements AutoCloseable {
             }
         }
     }
+
+    /** An accepted TCP connection whose upgrade cannot go on (expired, or the listener closed): both are let go. */
+    static void drop(java.nio.channels.SocketChannel ch, Pending p) {
+        try {
+            ch.close();
+        } catch (IOException ignore) {
+            // nothing to do
+        }
+        if (p != null) {
+            Handshake.release(new IOException("closed"), null, p.ep(), p.worker(), "");
+        }
+    }
 }

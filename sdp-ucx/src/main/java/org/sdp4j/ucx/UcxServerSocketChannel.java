@@ -110,14 +110,7 @@ final class UcxServerSocketChannel extends ServerSocketChannel implements Transp
             // closed meanwhile
         }
         if (p == null || hs == null) {
-            try {
-                ch.close();
-            } catch (IOException ignore) {
-                // nothing to do
-            }
-            if (p != null) {
-                Handshake.release(new IOException("closed"), null, p.ep(), p.worker(), "");
-            }
+            RemoteRendezvous.drop(ch, p);
             return;
         }
         RemoteRendezvous.Pending taken = p;

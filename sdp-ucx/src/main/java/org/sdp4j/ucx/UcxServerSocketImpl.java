@@ -64,14 +64,7 @@ final class UcxServerSocketImpl extends SocketImpl implements org.sdp4j.transpor
         HandshakeServer hs = server;
         RemoteRendezvous.Pending p = r != null ? r.take(ch.socket().getInetAddress(), ch.socket().getPort()) : null;
         if (p == null || hs == null) { // expired meanwhile, or closed
-            try {
-                ch.close();
-            } catch (IOException ignore) {
-                // nothing to do
-            }
-            if (p != null) {
-                Handshake.release(new IOException("closed"), null, p.ep(), p.worker(), "");
-            }
+            RemoteRendezvous.drop(ch, p);
             return;
         }
         hs.serveUpgrade(ch, () -> Upgrade.serve(ch, impl, p, hs.where()));
