@@ -21,6 +21,7 @@
 #   pg-preload      (not in the default list) PostgreSQL (Debian) on b under librspreload: FAILS, printing why
 #   ucx             java.net echo a->b on 'use ucx' both ends: UCX over RDMA across the wire (the cross-host
 #                   rendezvous on RDMA-CM's port space, the TCP connection carrying only the upgrade and end-of-stream)
+#   ucx-lossy       the same with both NICs dropping 2% of the frames they send: every byte still arrives
 #   ucx-nio         (not in the default list) the same with NIO channels on both ends
 #   ucx-fallback    (not in the default list) 'use ucx' client -> TCP-only listener on b: bounded attempt, TCP carries it
 #   ucx-probe       (not in the default list) ucx_info and ucx_perftest over rxe0 between the guests
@@ -47,7 +48,7 @@ jvm=(-XX:+UseSerialGC -XX:TieredStopAtLevel=1 -Xshare:auto -Djava.net.preferIPv4
 rows=${SDP4J_2H_ROWS:-4000}
 # the fallback steps prove "TCP carried it, nothing lost"; fewer rows keep the suite within its time budget
 fallback_rows=${SDP4J_2H_FALLBACK_ROWS:-1000}
-STEPS=(wire echo-net echo-nio jcc-sdp jcc-both-tcp mariadb-preload ucx jcc-both-norxe)
+STEPS=(wire echo-net echo-nio jcc-sdp jcc-both-tcp mariadb-preload ucx ucx-lossy jcc-both-norxe)
 [ -n "${SDP4J_2H_STEPS:-}" ] && read -r -a STEPS <<< "$SDP4J_2H_STEPS"
 hw=/sys/class/infiniband/rxe0/ports/1/hw_counters
 
@@ -180,6 +181,22 @@ ucx_check() { # MODE PORT
 serve_ucx() { ucx_server net 7476; }
 client_ucx() { ucx_client net 7476; }
 check_ucx() { ucx_check net 7476; }
+
+# ucx-lossy: the ucx step with both NICs dropping 2% of the frames they send (netem, this step only;
+# SDP4J_2H_LOSSY=PERCENT): RC retransmits after its timeout, so the closing server's last bytes wait for their
+# acknowledgements well past a second. A close that gave them a one-second bound lost the tail of a stream (the
+# client's 120 s read timeout, CI once) or aborted the server in ucp_worker_destroy under a request still posted;
+# a closed connection now lingers until they are delivered (UcxConnection.settle, Linger).
+expect_ucx_lossy="--upgrade 7479"
+lossy() { modprobe sch_netem && tc qdisc replace dev eth0 root netem loss "${SDP4J_2H_LOSSY:-2}%" && tc qdisc show dev eth0; }
+unlossy() {
+  if [ -n "${SDP4J_2H_LOSS:-}" ]; then tc qdisc replace dev eth0 root netem loss "$SDP4J_2H_LOSS%"
+  else tc qdisc del dev eth0 root 2>/dev/null || true; fi
+}
+serve_ucx_lossy() { lossy || return 1; ucx_server net 7479; }
+client_ucx_lossy() { lossy || return 1; ucx_client net 7479; local rc=$?; unlossy; return $rc; }
+stop_ucx_lossy() { local rc; stop_server; rc=$?; unlossy; return $rc; }
+check_ucx_lossy() { ucx_check net 7479; }
 
 # ucx-nio (not in the default list): the same with NIO SocketChannel/ServerSocketChannel on both ends
 expect_ucx_nio="--upgrade 7478"
@@ -555,6 +572,13 @@ run_a() {
 }
 
 log "guest $role ($me): $(rdma link show rxe0/1 2>&1)"
+# SDP4J_2H_LOSS=PERCENT (not by default): this guest's NIC drops that share of the frames it sends (netem), as a
+# loaded host's virtual wire does now and then: RC retransmits, and every stream must still arrive whole
+if [ -n "${SDP4J_2H_LOSS:-}" ]; then
+  [[ "$SDP4J_2H_LOSS" =~ ^[0-9]+(\.[0-9]+)?$ ]] || { echo "SDP4J_2H_LOSS must be a percentage, not $SDP4J_2H_LOSS"; put abort 1; exit 2; }
+  modprobe sch_netem && tc qdisc add dev eth0 root netem loss "$SDP4J_2H_LOSS%" || { put abort 1; exit 2; }
+  log "eth0 drops $SDP4J_2H_LOSS% of the frames it sends: $(tc qdisc show dev eth0)"
+fi
 [ -f "$agent" ] && [ -f "$tc/org/sdp4j/rsocket/TwoHostEcho.class" ] && [ -f "$vmlib/pgjdbc.jar" ] ||
   { echo "missing the agent, the test classes or vm-lib: build on the host first (mvn package)"; put abort 1; exit 2; }
 put "up.$role" 1

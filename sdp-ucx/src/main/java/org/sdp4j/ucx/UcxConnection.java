@@ -52,6 +52,10 @@ final class UcxConnection {
     static final long SPIN_NANOS = org.sdp4j.transport.Props.intProperty("sdp4j.ucx.poll", 100, 0) * 1000L;
     private static final int CLOSED = 1 << 30;
     private static final long CLOSE_BOUND_NANOS = 1_000_000_000L;
+    /** How long the closing thread itself works at a close before {@link Linger} takes it over (platform threads). */
+    private static final long RELEASE_SPIN_NANOS = 200_000;
+    /** How long a receive left posted on a closed endpoint may take to complete before its worker is destroyed. */
+    private static final long RECEIVE_GRACE_NANOS = 1_000_000;
     /** A virtual thread's busy-poll bound: its carrier serves other virtual threads after that. */
     static final long VIRTUAL_SPIN_NANOS = Math.min(SPIN_NANOS, 20_000);
     /** A virtual thread's naps between polls of its worker: from 10 us, doubling to 1 ms while nothing arrives. */
@@ -110,6 +114,12 @@ final class UcxConnection {
                 + "liveness and end-of-stream over TCP " + control.socket().getLocalSocketAddress() + " -> "
                 + control.socket().getRemoteSocketAddress() + ")" : "UCX shared memory (tls=" + Ucx.transports() + ")";
     }
+
+    /** Closing ({@link #settle}; the closing thread, then {@link Linger}'s, never both): step, requests, outcome. */
+    private int closing;
+    private UcpRequest flushing, closeRequest;
+    private boolean clean, closeForced;
+    private long lingerUntil, receiveGraceUntil;
 
     /** Control bytes read so far of an incomplete message (watchdog thread only). */
     ByteBuffer pendingControl;
@@ -341,58 +351,144 @@ final class UcxConnection {
         wake();
     }
 
+    /**
+     * The last user left a closed connection: what was written before the close still goes to the peer, then the
+     * end-of-stream marker, then the endpoint closes and the worker goes back to the pool. That can take long: across
+     * hosts a flush waits for RC acknowledgements, and one frame lost on the wire costs a retransmission timeout (a
+     * one-second bound here lost the tail of a stream and aborted the process in {@code ucp_worker_destroy} under a
+     * request still posted). So the closing thread gives it a moment and {@link Linger} finishes it, as the kernel
+     * finishes a closed TCP socket's sends: close does not block, and nothing written is dropped while the peer lives.
+     */
     private void release() {
-        boolean alive = gone == null;
-        try {
-            if (alive && !outputShutdown && !closedByPeer) {
-                finish();
+        lingerUntil = System.nanoTime() + Linger.MILLIS * 1_000_000L;
+        long end = System.nanoTime() + (org.sdp4j.transport.Threads.onVirtualThread() ? VIRTUAL_SPIN_NANOS
+                : RELEASE_SPIN_NANOS);
+        while (!settle()) {
+            if (System.nanoTime() - end >= 0) {
+                Linger.add(this);
+                return;
             }
-        } catch (IOException | RuntimeException ignore) {
-            alive = false; // the peer went away meanwhile
         }
-        boolean clean = alive;
-        try {
-            UcpRequest r = pendingRecv, w = pendingSend;
-            // a send the peer will never take (it closed, or died) is cancelled by a forced close; a flush would
-            // wait for it, and destroying a worker under a request still posted aborts the process in UCX
-            boolean force = !alive || closedByPeer || w != null && !w.isCompleted();
-            UcpRequest c = force ? ep.closeNonBlockingForce() : ep.closeNonBlockingFlush();
-            long end = System.nanoTime() + CLOSE_BOUND_NANOS;
-            while ((c != null && !c.isCompleted() || r != null && !r.isCompleted() || w != null && !w.isCompleted())
-                    && System.nanoTime() - end < 0) {
-                if (worker.progress() == 0) {
-                    Thread.yield();
-                }
-            }
-            // a receive still posted completes (cancelled) with its endpoint's close; UCX cannot cancel it sooner
-            clean &= (c == null || c.isCompleted()) && (r == null || r.isCompleted()) && (w == null || w.isCompleted());
-        } catch (Exception e) {
-            clean = false; // destroying the worker releases the endpoint regardless
-        }
-        if (clean && !remote) {
-            WorkerPool.give(worker);
-        } else {
-            WorkerPool.destroy(worker);
-        }
-        Watchdog.retire(control); // the watchdog closes it: see there why not this thread
     }
 
-    /** Flushes what was sent, then tells the peer how much that was (end-of-stream). */
-    private void finish() throws IOException {
-        UcpRequest f;
-        try {
-            f = ep.flushNonBlocking(null);
-        } catch (RuntimeException e) {
-            throw failure("flush", e);
+    /**
+     * One step of closing a released connection (the closing thread's, then {@link Linger}'s, one at a time);
+     * true once everything is released. Flush, marker, endpoint close, worker: a worker is never destroyed under a
+     * request still posted (UCX aborts the process); a flush that the peer's hang-up or the linger bound ends
+     * becomes a forced close, and a forced close that never completes leaves its worker to the process.
+     */
+    boolean settle() {
+        switch (closing) {
+            case 0 -> { // start: flush unless there is nobody to deliver to or the marker already went
+                clean = gone == null;
+                closing = 3;
+                if (clean && !outputShutdown && !closedByPeer) {
+                    try {
+                        flushing = ep.flushNonBlocking(null);
+                        closing = 1;
+                    } catch (RuntimeException e) {
+                        clean = false;
+                    }
+                }
+                return false;
+            }
+            case 1 -> { // flushing: the peer acknowledged all we sent, or it is gone, or time is up
+                progressQuietly();
+                if (flushing == null || flushing.isCompleted()) {
+                    closing = 2;
+                } else if (gone != null || closedByPeer || System.nanoTime() - lingerUntil >= 0) {
+                    clean = false;
+                    closing = 3;
+                }
+                return false;
+            }
+            case 2 -> { // the marker: how much that was
+                try {
+                    marker();
+                } catch (IOException | RuntimeException e) {
+                    clean = false; // the peer went away meanwhile
+                }
+                closing = 3;
+                return false;
+            }
+            case 3 -> { // the endpoint: a send the peer will never take is cancelled by a forced close
+                UcpRequest w = pendingSend;
+                closeForced = !clean || closedByPeer || w != null && !w.isCompleted();
+                closeEp(closeForced);
+                return false;
+            }
+            case 4 -> { // the endpoint closing
+                progressQuietly();
+                UcpRequest c = closeRequest, r = pendingRecv, w = pendingSend;
+                boolean closed = (c == null || c.isCompleted()) && (w == null || w.isCompleted());
+                if (closed && r != null && !r.isCompleted()) {
+                    // a receive still posted on a closed endpoint completes only with its worker (UCX frees a
+                    // peer-connected endpoint with the worker): a moment for it, then the worker goes, not pooled
+                    if (receiveGraceUntil == 0) {
+                        receiveGraceUntil = System.nanoTime() + RECEIVE_GRACE_NANOS;
+                        return false;
+                    }
+                    if (System.nanoTime() - receiveGraceUntil < 0) {
+                        return false;
+                    }
+                    clean = false;
+                }
+                if (closed) {
+                    clean &= r == null || r.isCompleted();
+                    if (clean && !remote) {
+                        WorkerPool.give(worker);
+                    } else {
+                        WorkerPool.destroy(worker);
+                    }
+                } else if (System.nanoTime() - lingerUntil < 0) {
+                    return false;
+                } else if (!closeForced) {
+                    clean = false;
+                    closeEp(true); // a flushing close that outlasted the bound
+                    lingerUntil = System.nanoTime() + CLOSE_BOUND_NANOS * 5;
+                    return false;
+                } else {
+                    Linger.abandoned(worker); // destroying it would abort the process
+                }
+                Watchdog.retire(control); // the watchdog closes it: see there why not this thread
+                closing = 5;
+                return true;
+            }
+            default -> {
+                return true;
+            }
         }
-        long end = System.nanoTime() + CLOSE_BOUND_NANOS;
-        while (f != null && !f.isCompleted() && gone == null && System.nanoTime() - end < 0) {
-            progress();
-        }
-        // non-blocking (the watchdog's); one writer at a time: shutdownOutput and release both hold a use, and
-        // release runs only once the last use is gone
+    }
+
+    /**
+     * Tells the peer how many bytes this side sent in all (end-of-stream); the peer's reads end once that many
+     * arrived, so the marker need not wait for them (a shutdownOutput does not wait for acknowledgements, as TCP's
+     * does not). Non-blocking: the watchdog reads this socket; one writer at a time (the write lock, or the close).
+     */
+    private void marker() throws IOException {
         ByteBuffer m = ByteBuffer.allocate(9).put(Rendezvous.FIN).putLong(sent).flip();
-        Rendezvous.writeFully(control, m, end);
+        Rendezvous.writeFully(control, m, System.nanoTime() + CLOSE_BOUND_NANOS);
+    }
+
+    private void closeEp(boolean force) {
+        closeForced = force;
+        try {
+            closeRequest = force ? ep.closeNonBlockingForce() : ep.closeNonBlockingFlush();
+        } catch (RuntimeException e) {
+            clean = false;
+            closeRequest = null;
+        }
+        closing = 4;
+    }
+
+    private void progressQuietly() {
+        try {
+            if (worker.progress() == 0) {
+                Thread.onSpinWait();
+            }
+        } catch (Exception e) {
+            clean = false; // the requests waited for complete with the error
+        }
     }
 
     // ---- every jucx call of the data path: a UcxException (unchecked) becomes an IOException, never the app's ----
@@ -633,7 +729,7 @@ final class UcxConnection {
             if (!outputShutdown) {
                 outputShutdown = true;
                 if (gone == null) {
-                    finish();
+                    marker();
                 }
             }
         } finally {

@@ -68,6 +68,13 @@ final class WorkerPool {
         }
     }
 
+    /** Stops counting a worker that is neither pooled nor destroyed ({@link Linger#abandoned}). */
+    static void forget(UcpWorker w) {
+        synchronized (IDLE) {
+            USES.remove(w);
+        }
+    }
+
     /** Closes the idle workers (tests measure descriptors and mappings against an empty pool). */
     static void drain() {
         while (true) {
