@@ -419,8 +419,10 @@ final class UcxConnection {
             }
             case 4 -> { // the endpoint closing
                 progressQuietly();
-                UcpRequest c = closeRequest, r = pendingRecv, w = pendingSend;
-                boolean closed = (c == null || c.isCompleted()) && (w == null || w.isCompleted());
+                UcpRequest c = closeRequest, r = pendingRecv, w = pendingSend, f = flushing;
+                // a flush the bound cut short completes (with an error) once the forced close purged its endpoint
+                boolean closed = (c == null || c.isCompleted()) && (w == null || w.isCompleted())
+                        && (f == null || f.isCompleted());
                 if (closed && r != null && !r.isCompleted()) {
                     // a receive still posted on a closed endpoint completes only with its worker (UCX frees a
                     // peer-connected endpoint with the worker): a moment for it, then the worker goes, not pooled
