@@ -505,6 +505,9 @@ stop_mariadb() {
 . "$(dirname "$0")/bench-rstream.sh"
 
 fn() { echo "$1_${2//-/_}"; }
+why() { # LOG: the first line that says what went wrong, for a failed step's verdict (CI shows little of the logs)
+  grep -m1 -E 'Exception|Error|Assertion|failed|differs|timed out|abort' "$1" 2>/dev/null | tr -d '\r' | cut -c1-200
+}
 record() { # STEP STATUS SECONDS DETAIL
   printf '%s %s %s\n' "$2" "$3" "$4" > "$res/.$1.$role.tmp" && mv "$res/.$1.$role.tmp" "$res/$1.$role"
   log "$1: status $2 (${3}s) $4"
@@ -536,6 +539,7 @@ run_b() {
     d=$(delta "$c0" "$c1" $min); drc=$?
     [ -d $hw ] || { d="no RDMA device (rxe0 deleted)"; drc=0; }
     [ $rc = 0 ] && rc=$drc
+    [ $rc = 0 ] || d="$d; server log: $(why "$out/$step-server.log")"
     record "$step" $rc $(( $(date +%s) - t0 )) "$d"
     put "$step.server-done" $rc
   done
@@ -566,6 +570,7 @@ run_a() {
     min=256; case "$step" in wire) min=4 ;; jcc-both-tcp|jcc-both-norxe|ucx-fallback) min=0 ;; esac
     d=$(delta "$c0" "$c1" $min); drc=$?
     [ $rc = 0 ] && rc=$drc
+    [ $rc = 0 ] || d="$d; client log: $(why "$out/$step-client.log")"
     record "$step" $rc $(( $(date +%s) - t0 )) "$d"
   done
   [ $bad = 0 ]
