@@ -40,9 +40,9 @@ if [ "${SDP4J_SKIP_VM:-0}" != 1 ] && [ -x native/vm/run-in-vm.sh ]; then
   native/vm/run-in-vm.sh -t 1200 -- native/vm-tests/run-all.sh
 fi
 
-# Two guests on one virtual wire (native/vm/two-hosts.sh): java.net/NIO echo, JCC <-> Derby on sdp and both, UCX
-# across hosts (also with 2% of frames dropped: ucx-lossy)
-# (fallbacks included), across the wire, each step checked from its own capture.
+# Two guests on one virtual wire (native/vm/two-hosts.sh): java.net/NIO echo, JCC <-> Derby on sdp and both
+# (fallbacks included), MariaDB under the preload, UCX across hosts (also with 2% of frames dropped: ucx-lossy),
+# across the wire, each step checked from its own capture.
 if [ "${SDP4J_SKIP_VM:-0}" != 1 ] && [ "${SDP4J_SKIP_TWO_HOSTS:-0}" != 1 ] && [ -x native/vm/two-hosts.sh ]; then
   echo "== Two hosts: two soft-RoCE qemu VMs on one virtual wire"
   native/vm/setup.sh
