@@ -136,10 +136,13 @@ check_echo_nio() { echo_server_check 7475 sdp rsocket; }
 # kernel's TCP port); the client claims a TCP source port there, proves it over a TCP connection to 7476, and the
 # stream rides UCX over RDMA (rc_verbs/ud_verbs on rxe0; UCX's tcp transport is not in sdp4j's list across hosts).
 # The capture: RoCEv2 both ways, and TCP payload only on 7476, at most 256 B each way per connection (the upgrade
-# handshake and the end-of-stream marker). sdp4j.both.timeout is raised for the client: under TCG an RDMA-CM
-# connect plus the rendezvous reply takes longer than the 2 s default attempt bound.
+# handshake and the end-of-stream marker). The client's attempt bound is raised (sdp4j.both.timeout, and
+# sdp4j.ucx.handshake, which caps it at 5 s): under TCG an RDMA-CM connect plus the rendezvous reply takes longer
+# than the 2 s default, and on the lossy wire of ucx-lossy one lost connection-manager frame costs RDMA-CM's ~4 s
+# retry (CI once: the second connection's rendezvous found no answer within 5 s and went to TCP, correctly, and the
+# step, which is about closes, failed).
 expect_ucx="--upgrade 7476"
-ucx_jvm=(-Dsdp4j.both.timeout=${SDP4J_2H_UCX_ATTEMPT:-30000})
+ucx_jvm=(-Dsdp4j.both.timeout=${SDP4J_2H_UCX_ATTEMPT:-30000} -Dsdp4j.ucx.handshake=${SDP4J_2H_UCX_ATTEMPT:-30000})
 ucx_server() { # MODE PORT
   conf $work/ucx-$1-server.conf "use ucx server * $B:$2" 'use tcp server * *:*'
   timeout 600 "$java" "${jvm[@]}" -javaagent:"$agent"=conf=$work/ucx-$1-server.conf -cp "$tc" \
