@@ -116,7 +116,8 @@ final class UcxConnection {
     }
 
     /** Closing ({@link #settle}; the closing thread, then {@link Linger}'s, never both): step, requests, outcome. */
-    private int closing;
+    private static final int START = 0, FLUSHING = 1, MARKER = 2, CLOSE_EP = 3, CLOSING_EP = 4, RELEASED = 5;
+    private int closing = START;
     private UcpRequest flushing, closeRequest;
     private boolean clean, closeForced;
     private long lingerUntil, receiveGraceUntil;
@@ -379,45 +380,45 @@ final class UcxConnection {
      */
     boolean settle() {
         switch (closing) {
-            case 0 -> { // start: flush unless there is nobody to deliver to or the marker already went
+            case START -> { // start: flush unless there is nobody to deliver to or the marker already went
                 clean = gone == null;
-                closing = 3;
+                closing = CLOSE_EP;
                 if (clean && !outputShutdown && !closedByPeer) {
                     try {
                         flushing = ep.flushNonBlocking(null);
-                        closing = 1;
+                        closing = FLUSHING;
                     } catch (RuntimeException e) {
                         clean = false;
                     }
                 }
                 return false;
             }
-            case 1 -> { // flushing: the peer acknowledged all we sent, or it is gone, or time is up
+            case FLUSHING -> { // flushing: the peer acknowledged all we sent, or it is gone, or time is up
                 progressQuietly();
                 if (flushing == null || flushing.isCompleted()) {
-                    closing = 2;
+                    closing = MARKER;
                 } else if (gone != null || closedByPeer || System.nanoTime() - lingerUntil >= 0) {
                     clean = false;
-                    closing = 3;
+                    closing = CLOSE_EP;
                 }
                 return false;
             }
-            case 2 -> { // the marker: how much that was
+            case MARKER -> { // the marker: how much that was
                 try {
                     marker();
                 } catch (IOException | RuntimeException e) {
                     clean = false; // the peer went away meanwhile
                 }
-                closing = 3;
+                closing = CLOSE_EP;
                 return false;
             }
-            case 3 -> { // the endpoint: a send the peer will never take is cancelled by a forced close
+            case CLOSE_EP -> { // the endpoint: a send the peer will never take is cancelled by a forced close
                 UcpRequest w = pendingSend;
                 closeForced = !clean || closedByPeer || w != null && !w.isCompleted();
                 closeEp(closeForced);
                 return false;
             }
-            case 4 -> { // the endpoint closing
+            case CLOSING_EP -> { // the endpoint closing
                 progressQuietly();
                 UcpRequest c = closeRequest, r = pendingRecv, w = pendingSend, f = flushing;
                 // a flush the bound cut short completes (with an error) once the forced close purged its endpoint
@@ -453,7 +454,7 @@ final class UcxConnection {
                     Linger.abandoned(worker); // destroying it would abort the process
                 }
                 Watchdog.retire(control); // the watchdog closes it: see there why not this thread
-                closing = 5;
+                closing = RELEASED;
                 return true;
             }
             default -> {
@@ -480,7 +481,7 @@ final class UcxConnection {
             clean = false;
             closeRequest = null;
         }
-        closing = 4;
+        closing = CLOSING_EP;
     }
 
     private void progressQuietly() {

@@ -58,9 +58,7 @@ final class WorkerPool {
 
     /** Destroys a worker that must not serve again (a connection or handshake that did not end cleanly). */
     static void destroy(UcpWorker w) {
-        synchronized (IDLE) {
-            USES.remove(w);
-        }
+        forget(w);
         try {
             w.close();
         } catch (RuntimeException ignore) {
