@@ -99,6 +99,30 @@ public final class Growth {
         void run(int i) throws Exception;
     }
 
+    /**
+     * Waits until no live thread of this JVM is a transient one ({@code transientThread} by name: threads a
+     * transport starts for a while and that end by themselves, as UCX's handshake threads end 1 s after their last
+     * handshake), at most {@code boundMillis}; returns the names still running then (empty at quiescence). A sample
+     * taken while they wind down counts them as growth; a thread that never ends is still there after the bound and
+     * grows round after round, so a real leak still fails.
+     */
+    public static List<String> quiesce(java.util.function.Predicate<String> transientThread, long boundMillis)
+            throws InterruptedException {
+        long end = System.nanoTime() + boundMillis * 1_000_000L;
+        while (true) {
+            List<String> left = new ArrayList<>();
+            for (Thread t : Thread.getAllStackTraces().keySet()) {
+                if (transientThread.test(t.getName())) {
+                    left.add(t.getName());
+                }
+            }
+            if (left.isEmpty() || System.nanoTime() - end > 0) {
+                return left;
+            }
+            Thread.sleep(20);
+        }
+    }
+
     /** Open descriptors of this process. */
     public static long openFds() throws java.io.IOException {
         try (var s = java.nio.file.Files.list(java.nio.file.Path.of("/proc/self/fd"))) {

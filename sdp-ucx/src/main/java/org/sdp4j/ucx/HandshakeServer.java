@@ -37,6 +37,9 @@ final class HandshakeServer implements AutoCloseable {
     static final int MAX_PARALLEL = org.sdp4j.transport.Props.intProperty("sdp4j.ucx.handshakes", 64, 1);
     /** Acknowledged connections waiting for a handshake thread ({@code sdp4j.ucx.backlog}). */
     static final int MAX_QUEUED = org.sdp4j.transport.Props.intProperty("sdp4j.ucx.backlog", 4096, 1);
+    /** The handshake threads' name prefix; they end {@link #KEEP_ALIVE_SECONDS} after their last handshake. */
+    static final String THREAD_PREFIX = Rendezvous.PREFIX + "handshake-";
+    static final int KEEP_ALIVE_SECONDS = 1;
     private static final Object CLOSED = new Object();
     private static final AtomicInteger THREADS = new AtomicInteger();
 
@@ -58,9 +61,9 @@ final class HandshakeServer implements AutoCloseable {
         this.own = own;
         // up to MAX_PARALLEL handshake threads, started as connections come and ended 1 s after their last
         // handshake; beyond them acknowledged connections wait in a bounded queue (the acceptor never runs one)
-        this.handshakes = new ThreadPoolExecutor(MAX_PARALLEL, MAX_PARALLEL, 1, TimeUnit.SECONDS,
+        this.handshakes = new ThreadPoolExecutor(MAX_PARALLEL, MAX_PARALLEL, KEEP_ALIVE_SECONDS, TimeUnit.SECONDS,
                 new LinkedBlockingQueue<>(MAX_QUEUED), r -> {
-                    Thread t = new Thread(r, "sdp4j-ucx-handshake-" + THREADS.incrementAndGet());
+                    Thread t = new Thread(r, THREAD_PREFIX + THREADS.incrementAndGet());
                     t.setDaemon(true);
                     return t;
                 }, (r, pool) -> closeQuietly(r instanceof Serve sv ? sv.ch : ((Upgrading) r).ch)); // closed, or full

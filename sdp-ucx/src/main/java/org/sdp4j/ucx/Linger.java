@@ -26,13 +26,16 @@ final class Linger {
     private static Thread thread;
     private static boolean hooked;
 
+    /** The lingering thread's name; it ends once no closed connection is left to settle. */
+    static final String THREAD_NAME = Rendezvous.PREFIX + "linger";
+
     private Linger() {}
 
     static void add(UcxConnection c) {
         synchronized (CLOSING) {
             CLOSING.add(c);
             if (thread == null) {
-                thread = new Thread(Linger::run, "sdp4j-ucx-linger");
+                thread = new Thread(Linger::run, THREAD_NAME);
                 thread.setDaemon(true);
                 thread.start();
             }

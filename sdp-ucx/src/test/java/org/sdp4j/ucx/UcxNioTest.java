@@ -462,7 +462,7 @@ class UcxNioTest {
             int perRound = 150;
             Map<String, List<Long>> samples = Growth.rounds(3, perRound,
                     Map.of("fds", UcxNioTest::fdCount, "java-threads", () -> (long) Thread.activeCount()),
-                    i -> cycle(port(ss), 1), r -> fdCount());
+                    i -> cycle(port(ss), 1), r -> UcxSocketTest.quiesce());
             List<String> leaks = Growth.leaks(samples, perRound);
             assertTrue(leaks.isEmpty(), () -> String.join("\n", leaks));
             ss.close();

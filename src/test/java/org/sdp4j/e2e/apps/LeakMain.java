@@ -29,9 +29,16 @@ import java.util.stream.Stream;
  * Prints {@code SAMPLE <kind> <after warm-up> <after round 1> ... <after round ROUNDS>} per kind,
  * {@code DONE ok=N refused=M errors=E} (over the measured rounds), and what the extra descriptors and threads are
  * when the last round still added some. A leak grows with the rounds; noise does not (LeakTest decides).
+ * <p>Each sample is taken at quiescence: after the transport's transient threads (UCX's handshake threads, which end
+ * 1 s after their last handshake, and its linger thread) are gone, waiting at most {@code -Dleakmain.quiesce=MS}
+ * (15 s); one that never ends is still counted, round after round. {@code -Dleakmain.leakThread=true} (the check's
+ * own test) leaks a never-ending thread with a transient name every cycle.
  */
 public final class LeakMain {
     static final InetAddress LO = lo();
+    static final long QUIESCE_MILLIS = Long.getLong("leakmain.quiesce", 15_000);
+    static final boolean LEAK_THREAD = Boolean.getBoolean("leakmain.leakThread");
+    private static int leaked;
 
     private LeakMain() {}
 
@@ -64,7 +71,7 @@ public final class LeakMain {
 
         int[] counts = new int[3];
         round(a1, a2, bad, Math.min(javaNet, 300), Math.min(nio, 300), Math.min(refused, 30), counts);
-        settle();
+        settle(0);
         Map<String, List<Long>> samples = new TreeMap<>();
         sample(samples);
         Map<String, Integer> fdKindsBefore = kinds(fds());
@@ -75,7 +82,7 @@ public final class LeakMain {
             fdKindsBefore = kinds(fds());
             namesBefore = threadNames();
             round(a1, a2, bad, javaNet, nio, refused, counts);
-            settle();
+            settle(r + 1);
             sample(samples);
         }
         for (Map.Entry<String, List<Long>> e : samples.entrySet()) {
@@ -96,7 +103,7 @@ public final class LeakMain {
             added.removeAll(namesBefore);
             TreeSet<String> gone = new TreeSet<>(namesBefore);
             gone.removeAll(now);
-            System.out.println("THREADS in the last round added " + added + " gone " + gone);
+            System.out.println("THREADS in the last round added " + brief(added) + " gone " + brief(gone));
         }
         System.out.println("DONE ok=" + counts[0] + " refused=" + counts[1] + " errors=" + counts[2]);
         System.out.flush();
@@ -115,6 +122,7 @@ public final class LeakMain {
     static void round(InetSocketAddress a1, InetSocketAddress a2, InetSocketAddress bad, int javaNet, int nio,
                       int refused, int[] counts) {
         for (int i = 0; i < javaNet; i++) {
+            leakIfAsked();
             try (Socket s = new Socket()) {
                 s.connect(a1, 10_000);
                 s.setSoTimeout(10_000);
@@ -133,6 +141,7 @@ public final class LeakMain {
         }
         ByteBuffer b = ByteBuffer.allocate(2);
         for (int i = 0; i < nio; i++) {
+            leakIfAsked();
             try (SocketChannel ch = SocketChannel.open(a2)) {
                 ch.write(ByteBuffer.wrap(new byte[] {(byte) (i & 0x7f)}));
                 b.clear();
@@ -196,7 +205,34 @@ public final class LeakMain {
         }
     }
 
-    static void settle() throws InterruptedException {
+    /** A thread named as UCX's transient handshake threads are, that never ends (the check's own test). */
+    static void leakIfAsked() {
+        if (LEAK_THREAD) {
+            Thread t = new Thread(() -> {
+                while (true) {
+                    java.util.concurrent.locks.LockSupport.park();
+                }
+            }, "sdp4j-ucx-handshake-leaked-" + leaked++);
+            t.setDaemon(true);
+            t.start();
+        }
+    }
+
+    /** Threads a transport starts for a while and that end by themselves (UCX: its handshakes, a close's linger). */
+    static boolean transientThread(String name) {
+        return name.startsWith("sdp4j-ucx-handshake-") || name.equals("sdp4j-ucx-linger");
+    }
+
+    /** Quiescence before a sample: transient threads gone (bounded), then the garbage of the round collected. */
+    static void settle(int round) throws InterruptedException {
+        long start = System.nanoTime();
+        long end = start + QUIESCE_MILLIS * 1_000_000L;
+        TreeSet<String> left;
+        while (!(left = transientThreads()).isEmpty() && System.nanoTime() - end < 0) {
+            Thread.sleep(20);
+        }
+        System.out.println("QUIESCE after round " + round + ": " + (System.nanoTime() - start) / 1_000_000 + " ms"
+                + (left.isEmpty() ? "" : ", transient threads still running: " + brief(left)));
         for (int i = 0; i < 3; i++) {
             System.gc();
             Thread.sleep(300);
@@ -225,6 +261,18 @@ public final class LeakMain {
             m.merge(k, 1, Integer::sum);
         }
         return m;
+    }
+
+    /** A set of thread names, shortened to its ends when long (a leak of thousands would fill the log). */
+    static String brief(TreeSet<String> names) {
+        return names.size() <= 10 ? names.toString()
+                : names.size() + " [" + names.first() + " ... " + names.last() + "]";
+    }
+
+    static TreeSet<String> transientThreads() {
+        TreeSet<String> names = threadNames();
+        names.removeIf(n -> !transientThread(n));
+        return names;
     }
 
     static int javaThreads() {
