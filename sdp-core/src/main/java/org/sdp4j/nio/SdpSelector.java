@@ -296,11 +296,15 @@ final class SdpSelector extends AbstractSelector {
         long now = System.nanoTime();
         long soonest = Long.MAX_VALUE; // ns until the first attempt deadline of a pending connect
         List<SdpSelectionKey> expired = null;
+        Transport planned = null; // the transport of some valid key: the poller this select waits in
         try {
             for (SelectionKey sk : all) {
                 SdpSelectionKey k = (SdpSelectionKey) sk;
                 if (!k.isValid()) {
                     continue;
+                }
+                if (planned == null && k.target instanceof TransportChannel tc) {
+                    planned = tc.transport();
                 }
                 int ops = k.interestOpsUnchecked();
                 if (ops == 0) {
@@ -360,9 +364,12 @@ final class SdpSelector extends AbstractSelector {
                 }
             }
             if (p == null) {
-                p = poller; // every transport channel closed meanwhile: poll the kernel descriptors alone
+                // no transport channel in the poll set (interest 0, as Netty registers first; or closed meanwhile):
+                // the poller still waits, on the kernel descriptors alone. Returning 0 here ignored every other
+                // ready channel and made select() a busy loop (issue 23).
+                p = planned != null ? poller(planned) : poller;
                 if (p == null) {
-                    return 0;
+                    return 0; // no transport key left: the next select goes back to the JDK selector
                 }
             }
             long t;

@@ -155,6 +155,40 @@ public abstract class SelectorContract extends ContractBase {
         assertThrows(java.nio.channels.IllegalBlockingModeException.class, () -> ch[0].configureBlocking(true));
     }
 
+    /**
+     * A connected channel registered with interest 0 (Netty registers every channel first; auto-read off keeps it
+     * there) hides nothing else: a ready pipe in the same selector is selected, and a select with nothing ready
+     * waits out its timeout instead of returning 0 at once (issue 23: with a transport key at interest 0 the
+     * selector polled nothing and spun).
+     */
+    @Test
+    void aKeyWithInterestZeroNeitherHidesOtherChannelsNorSpins() throws Exception {
+        SocketChannel[] ch = channels();
+        Selector sel = closeLater(transport().provider().openSelector());
+        java.nio.channels.Pipe pipe = transport().provider().openPipe();
+        closeLater(pipe.sink());
+        closeLater(pipe.source());
+        ch[0].configureBlocking(false);
+        SelectionKey quiet = ch[0].register(sel, 0);
+        pipe.source().configureBlocking(false);
+        SelectionKey pk = pipe.source().register(sel, SelectionKey.OP_READ);
+        ch[1].write(ByteBuffer.wrap(new byte[] {7})); // data on the quiet channel too: its interest says no
+        pipe.sink().write(ByteBuffer.wrap(new byte[] {1}));
+        assertEquals(1, sel.select(BOUND_S * 1000), "the ready pipe is selected");
+        assertTrue(sel.selectedKeys().contains(pk) && !sel.selectedKeys().contains(quiet), sel.selectedKeys()::toString);
+        sel.selectedKeys().clear();
+        assertEquals(1, pipe.source().read(ByteBuffer.allocate(4)));
+        for (int i = 0; i < 3; i++) {
+            long start = System.nanoTime();
+            assertEquals(0, sel.select(200), "nothing ready");
+            long ms = (System.nanoTime() - start) / 1_000_000;
+            // a lower bound only: a loaded machine makes the wait longer, never shorter
+            assertTrue(ms >= 150, "select(200) with nothing ready returned after " + ms + " ms: a busy loop");
+        }
+        quiet.interestOps(SelectionKey.OP_READ);
+        awaitReady(sel, quiet, SelectionKey.OP_READ);
+    }
+
     @Test
     void wakeupWakesABlockedSelect() throws Exception {
         SocketChannel[] ch = channels();
