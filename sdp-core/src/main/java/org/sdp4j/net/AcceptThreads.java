@@ -172,13 +172,22 @@ final class AcceptThreads {
         queue.offer(CLOSED);
     }
 
+    /**
+     * Closes every connection queued for an accept() that will never come, wherever it sits: an acceptor blocked on
+     * a full queue puts its connection after the close marker that close() offered, and stopping at the marker left
+     * it queued for ever, its client waiting in silence (issue 23). The marker goes back for later accept() calls.
+     */
     private void drain() {
+        boolean marker = false;
         for (Accepted a; (a = queue.poll()) != null; ) {
             if (a == CLOSED) {
-                queue.offer(CLOSED);
-                return;
+                marker = true;
+            } else {
+                JdkNet.closeQuietly(a.impl);
             }
-            JdkNet.closeQuietly(a.impl);
+        }
+        if (marker) {
+            queue.offer(CLOSED);
         }
     }
 }
