@@ -69,6 +69,11 @@ final class UcxConnection {
     static final AtomicInteger IDS = new AtomicInteger();
     /** UCX connections established in this process (both ends), for tests that prove a run stayed on UCX. */
     static final java.util.concurrent.atomic.AtomicLong ESTABLISHED = new java.util.concurrent.atomic.AtomicLong();
+    /**
+     * Sends a close cancelled while they were still in flight (a forced endpoint close). Counted: a peer that lives
+     * and reads must never lose bytes this way (the marker counted them), only one that hung up or is gone.
+     */
+    static final java.util.concurrent.atomic.AtomicLong SENDS_CANCELLED = new java.util.concurrent.atomic.AtomicLong();
 
     private final UcpWorker worker;
     private final UcpEndpoint ep;
@@ -380,10 +385,16 @@ final class UcxConnection {
      */
     boolean settle() {
         switch (closing) {
-            case START -> { // start: flush unless there is nobody to deliver to or the marker already went
+            case START -> { // start: flush unless there is nobody to deliver to or nothing is left to deliver
                 clean = gone == null;
                 closing = CLOSE_EP;
-                if (clean && !outputShutdown && !closedByPeer) {
+                // after shutdownOutput the marker already counted a send that may still be in flight (a
+                // non-blocking write's): it must be delivered, not cancelled by a forced close, or the peer waits
+                // for bytes that never come (issue 23; in one JVM the peer still got them, by cma from a staging
+                // buffer the close had given up: luck, not delivery)
+                UcpRequest inFlight = pendingSend;
+                boolean undelivered = !outputShutdown || inFlight != null && !inFlight.isCompleted();
+                if (clean && undelivered && !closedByPeer) {
                     try {
                         flushing = ep.flushNonBlocking(null);
                         closing = FLUSHING;
@@ -403,9 +414,11 @@ final class UcxConnection {
                 }
                 return false;
             }
-            case MARKER -> { // the marker: how much that was
+            case MARKER -> { // the marker: how much that was (shutdownOutput sent it already)
                 try {
-                    marker();
+                    if (!outputShutdown) {
+                        marker();
+                    }
                 } catch (IOException | RuntimeException e) {
                     clean = false; // the peer went away meanwhile
                 }
@@ -414,7 +427,11 @@ final class UcxConnection {
             }
             case CLOSE_EP -> { // the endpoint: a send the peer will never take is cancelled by a forced close
                 UcpRequest w = pendingSend;
-                closeForced = !clean || closedByPeer || w != null && !w.isCompleted();
+                boolean inFlight = w != null && !w.isCompleted();
+                closeForced = !clean || closedByPeer || inFlight;
+                if (inFlight) {
+                    SENDS_CANCELLED.incrementAndGet();
+                }
                 closeEp(closeForced);
                 return false;
             }

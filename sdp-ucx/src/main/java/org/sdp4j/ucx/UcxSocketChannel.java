@@ -395,7 +395,7 @@ final class UcxSocketChannel extends SocketChannel
     public SocketChannel shutdownOutput() throws IOException {
         UcxConnection c = connected();
         if (!outputShutdown) {
-            c.shutdownOutput(); // flushes, then sends the end-of-stream marker
+            c.shutdownOutput(); // the end-of-stream marker, counting a send still in flight (a close delivers it)
             outputShutdown = true;
         }
         return this;
