@@ -197,11 +197,22 @@ final class RsocketHandle {
         }
     }
 
-    /** Empties the eventfd after wakeReader's signal (never after a close: closing stays signalled). */
+    /**
+     * Empties the eventfd after wakeReader's signal (never after a close: closing stays signalled). A close landing
+     * between the check and the read has its signal consumed with the other: it is given back, or a writer that
+     * passed its own closing check would go back to rpoll with nothing left to wake it (issue 23).
+     */
     void drainWakeup() throws IOException {
         int ev = wakeFd();
         if (ev >= 0 && !closing) {
             Native.pollMany(new int[0], new short[0], new short[0], 0, ev, 0, true);
+            if (closing) {
+                synchronized (lock) {
+                    if (efd >= 0) { // the caller is counted in: the eventfd is still this handle's
+                        Native.signal(efd);
+                    }
+                }
+            }
         }
     }
 
