@@ -7,6 +7,10 @@
 #include <fcntl.h>
 #include <stdarg.h>
 #include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <netinet/in.h>
 #include <poll.h>
 #include <sys/socket.h>
 #include <unistd.h>
@@ -42,7 +46,55 @@ int rsocket(int domain, int type, int protocol)
 	return fd;
 }
 
-int rbind(int s, const struct sockaddr *a, socklen_t l) { return bind(s, a, l); }
+/* A port TCP already holds (a `both` listener binds TCP, then the rsocket listener on the same port: two port
+ * spaces over RDMA, one over this shim): the rsocket side takes an ephemeral port instead, so the host tests
+ * drive the `both` listener's logic (its rsocket side is then reachable only by its own port). A port another
+ * rsocket holds stays EADDRINUSE, as with librdmacm. SO_REUSEADDR is off for the bind itself: with it on, two
+ * sockets not yet listening share a port and the conflict would surface only in TCP's listen. */
+static int bound_port[SHIM_FDS];
+
+static int port_of(const struct sockaddr *a)
+{
+	return a->sa_family == AF_INET ? ntohs(((const struct sockaddr_in *)a)->sin_port)
+	       : a->sa_family == AF_INET6 ? ntohs(((const struct sockaddr_in6 *)a)->sin6_port) : 0;
+}
+
+static int shim_holds(int port)
+{
+	int i;
+
+	for (i = 0; i < SHIM_FDS; i++)
+		if (__atomic_load_n(&bound_port[i], __ATOMIC_SEQ_CST) == port)
+			return 1;
+	return 0;
+}
+
+int rbind(int s, const struct sockaddr *a, socklen_t l)
+{
+	struct sockaddr_storage any;
+	socklen_t sl = sizeof any;
+	int r, err, was = 0, off = 0, p = a ? port_of(a) : 0;
+	socklen_t wl = sizeof was;
+
+	if (p && getsockopt(s, SOL_SOCKET, SO_REUSEADDR, &was, &wl) == 0 && was)
+		setsockopt(s, SOL_SOCKET, SO_REUSEADDR, &off, sizeof off);
+	r = bind(s, a, l);
+	if (r < 0 && errno == EADDRINUSE && p && !shim_holds(p) && l <= sizeof any) {
+		memcpy(&any, a, l);
+		if (a->sa_family == AF_INET)
+			((struct sockaddr_in *)&any)->sin_port = 0;
+		else
+			((struct sockaddr_in6 *)&any)->sin6_port = 0;
+		r = bind(s, (struct sockaddr *)&any, l);
+	}
+	err = errno;
+	if (was)
+		setsockopt(s, SOL_SOCKET, SO_REUSEADDR, &was, sizeof was);
+	if (r == 0 && s >= 0 && s < SHIM_FDS && getsockname(s, (struct sockaddr *)&any, &sl) == 0)
+		__atomic_store_n(&bound_port[s], port_of((struct sockaddr *)&any), __ATOMIC_SEQ_CST);
+	errno = err;
+	return r;
+}
 int rlisten(int s, int backlog) { return listen(s, backlog); }
 
 int raccept(int s, struct sockaddr *a, socklen_t *l)
@@ -61,10 +113,42 @@ int rconnect(int s, const struct sockaddr *a, socklen_t l)
 }
 
 int rshutdown(int s, int how) { return shutdown(s, how); }
-int rclose(int s) { return close(s); }
+/* Threads inside rpoll, per descriptor: librdmacm's rpoll looks each rsocket up and uses it without a reference,
+ * so an rclose under a running rpoll is a use after free there (or another socket's queue once the number is
+ * reused). Over kernel TCP it would pass unseen: the shim aborts instead, naming the descriptor. */
+static int in_rpoll[SHIM_FDS];
+
+int rclose(int s)
+{
+	int n = s >= 0 && s < SHIM_FDS ? __atomic_load_n(&in_rpoll[s], __ATOMIC_SEQ_CST) : 0;
+
+	if (n) {
+		fprintf(stderr, "tcpshim: rclose(%d) while %d thread(s) are in rpoll on it: a use after free under "
+			"librdmacm\n", s, n);
+		abort();
+	}
+	if (s >= 0 && s < SHIM_FDS)
+		__atomic_store_n(&bound_port[s], 0, __ATOMIC_SEQ_CST);
+	return close(s);
+}
 ssize_t rrecv(int s, void *b, size_t n, int f) { return recv(s, b, n, f); }
 ssize_t rsend(int s, const void *b, size_t n, int f) { return send(s, b, n, f | MSG_NOSIGNAL); }
-int rpoll(struct pollfd *fds, nfds_t n, int timeout) { return poll(fds, n, timeout); }
+int rpoll(struct pollfd *fds, nfds_t n, int timeout)
+{
+	nfds_t i;
+	int r, err;
+
+	for (i = 0; i < n; i++)
+		if (fds[i].fd >= 0 && fds[i].fd < SHIM_FDS)
+			__atomic_add_fetch(&in_rpoll[fds[i].fd], 1, __ATOMIC_SEQ_CST);
+	r = poll(fds, n, timeout);
+	err = errno;
+	for (i = 0; i < n; i++)
+		if (fds[i].fd >= 0 && fds[i].fd < SHIM_FDS)
+			__atomic_sub_fetch(&in_rpoll[fds[i].fd], 1, __ATOMIC_SEQ_CST);
+	errno = err;
+	return r;
+}
 static uint32_t *rdma_slot(int s, int nm)
 {
 	if (s < 0 || s >= SHIM_FDS)

@@ -96,17 +96,19 @@ jvm=(-XX:+UseSerialGC -XX:TieredStopAtLevel=1 -Xshare:auto -Djava.net.preferIPv4
 # ---- a + b: the Java rsocket tests, counted on rxe0 ----
 log "a: RsocketSocketImpl and JNI tests over rsockets on $addr"
 c0=$(counters); t0=$(date +%s)
-# RsocketCloseRaceTest: 10,000 rounds on the host over the shim; 300 here, where a connection costs far more
+# RsocketCloseRaceTest, BothListenerTest: 10,000 and 2,000 rounds on the host over the shim; fewer here, where a
+# connection or a listener costs far more; BothListenerTest's rping test runs only here (real RDMA-CM)
 "$java" "${jvm[@]}" -Dsdp4j.test.address=$addr -Dsdp4j.test.blackhole=10.9.9.2 -Dsdp4j.test.raceRounds=300 \
-  -jar "$launcher" execute --disable-banner --details=tree --fail-if-no-tests \
+  -Dsdp4j.test.bothCloseRounds=200 -jar "$launcher" execute --disable-banner --details=tree --fail-if-no-tests \
   -cp "$cp" --select-class org.sdp4j.rsocket.RsocketSocketImplTest --select-class org.sdp4j.rsocket.RsocketCloseRaceTest \
+  --select-class org.sdp4j.rsocket.BothListenerTest \
   --select-class org.sdp4j.rsocket.NativeValidationTest --select-class org.sdp4j.rsocket.RsocketPlatformParkTest \
   --reports-dir "$out/junit" 2>&1 | tee "$out/junit.log"
 rc=${PIPESTATUS[0]}
 c1=$(counters); d=$(delta "$c0" "$c1" 2048); drc=$?
 tests=$(grep -Eo '[0-9]+ tests successful' "$out/junit.log" | head -1)
 tfail=$(grep -Eo '[0-9]+ tests failed' "$out/junit.log" | head -1)
-record "a: JUnit RsocketSocketImplTest + RsocketCloseRaceTest + NativeValidationTest ($tests, $tfail)" "$rc" $(( $(date +%s) - t0 )) \
+record "a: JUnit RsocketSocketImplTest, RsocketCloseRaceTest, BothListenerTest, NativeValidationTest ($tests, $tfail)" "$rc" $(( $(date +%s) - t0 )) \
   "$(failed_tests "$out/junit.log")"
 record "b: RDMA carried the JUnit traffic" "$drc" 0 "$d"
 

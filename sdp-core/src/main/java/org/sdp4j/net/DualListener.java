@@ -8,6 +8,7 @@ import java.net.SocketTimeoutException;
 import org.sdp4j.jdk.JdkNet;
 import org.sdp4j.transport.Poller;
 import org.sdp4j.transport.Transport;
+import org.sdp4j.transport.TransportChannel;
 
 /**
  * A {@code both} listener: the JDK's TCP listener and a transport's listener on the same address and port, waited
@@ -19,6 +20,7 @@ final class DualListener {
 
     final SocketImpl tcp;
     final SocketImpl rdma;
+    private final TransportChannel rdmaChannel; // rdma itself, as its poller sees it
     final Transport transport;
     private final Poller poller;
     private final int[] fds;
@@ -27,12 +29,14 @@ final class DualListener {
     /** Alternates which listener wins when both are ready, so neither starves. */
     private int turn;
 
-    DualListener(SocketImpl tcp, int tcpFd, SocketImpl rdma, int rdmaFd, Transport transport, Poller poller) {
+    DualListener(SocketImpl tcp, int tcpFd, SocketImpl rdma, TransportChannel rdmaChannel, Transport transport,
+                 Poller poller) {
         this.tcp = tcp;
         this.rdma = rdma;
+        this.rdmaChannel = rdmaChannel;
         this.transport = transport;
         this.poller = poller;
-        this.fds = new int[] {tcpFd, rdmaFd};
+        this.fds = new int[] {tcpFd, -1};
     }
 
     interface Closed {
@@ -57,7 +61,18 @@ final class DualListener {
                 }
             }
             revents[0] = revents[1] = 0;
-            poller.poll(fds, events, revents, 2, wait);
+            // counted in on the transport's listener: a close from another thread now only marks it and wakes this
+            // poll, and the last one out releases it (an rsocket rclosed under rpoll is a use after free)
+            int rfd = rdmaChannel.pollBegin(poller);
+            if (rfd < 0) {
+                throw new SocketException("Socket closed");
+            }
+            try {
+                fds[RDMA] = rfd;
+                poller.poll(fds, events, revents, 2, wait);
+            } finally {
+                rdmaChannel.pollEnd(poller);
+            }
             if (closed.get()) {
                 throw new SocketException("Socket closed");
             }

@@ -7,6 +7,7 @@ import java.net.SocketAddress;
 import java.net.SocketException;
 import java.net.SocketImpl;
 import java.net.SocketOptions;
+import java.net.SocketTimeoutException;
 
 import org.sdp4j.Sdp4j;
 import org.sdp4j.jdk.JdkNet;
@@ -29,6 +30,8 @@ final class SdpServerSocketImpl extends ForwardingSocketImpl {
     private volatile DualListener dual;
     /** Set when it does so with a transport no poller can wait on together with TCP (UCX). */
     private volatile AcceptThreads threads;
+    /** How long a {@code both} listener's accept waits on the transport's side once its poll said readable. */
+    static final int RDMA_ACCEPT_SLICE_MS = 1_000;
 
     @Override
     protected SocketImpl newDefaultDelegate() throws IOException {
@@ -111,7 +114,7 @@ final class SdpServerSocketImpl extends ForwardingSocketImpl {
             }
             int tcpFd = JdkNio.fdVal(JdkNet.fileDescriptor(tcp));
             JdkNet.listen(tcp, backlog);
-            DualListener d = new DualListener(tcp, tcpFd, r, tc.pollFd(), t, p);
+            DualListener d = new DualListener(tcp, tcpFd, r, tc, t, p);
             synchronized (this) {
                 if (closed) {
                     d.close();
@@ -180,11 +183,10 @@ final class SdpServerSocketImpl extends ForwardingSocketImpl {
         DualListener d = dual;
         if (d != null) {
             Object timeout = JdkNet.getOption(from, SocketOptions.SO_TIMEOUT);
-            if (d.await(timeout instanceof Integer i ? i : 0, () -> closed) == DualListener.TCP) {
-                t = TcpTransport.INSTANCE;
-            } else {
-                from = d.rdma;
+            if (acceptBoth(client, d, timeout instanceof Integer i ? i : 0)) {
+                return;
             }
+            t = TcpTransport.INSTANCE;
         }
         SocketImpl into = t == TcpTransport.INSTANCE ? JdkNet.newPlatformImpl(false) : t.newSocketImpl(false);
         try {
@@ -194,6 +196,44 @@ final class SdpServerSocketImpl extends ForwardingSocketImpl {
             throw e;
         }
         adopt(client, into, t);
+    }
+
+    /**
+     * The {@code both} listener's accept: true when {@code client} took a connection of the transport's, false when
+     * a TCP connection waits on the caller's listener. A transport listener reported readable may hold a connection
+     * request that librdmacm's background accept then rejects (the server out of locked memory or queue pairs, an
+     * RDMA-CM client that is not an rsocket: rping, a ucx client), and the poller reports it readable after its
+     * settle bound regardless: its accept is bounded by {@link #RDMA_ACCEPT_SLICE_MS}, then both listeners are
+     * watched again, so TCP clients (the fallback) are never starved behind it (issue 23).
+     */
+    private boolean acceptBoth(SdpSocketImpl client, DualListener d, int timeoutMillis) throws IOException {
+        long deadline = timeoutMillis > 0 ? System.nanoTime() + timeoutMillis * 1_000_000L : 0;
+        while (true) {
+            int left = 0;
+            if (deadline != 0) {
+                left = (int) Math.max(1, (deadline - System.nanoTime() + 999_999) / 1_000_000L);
+            }
+            if (d.await(left, () -> closed) == DualListener.TCP) {
+                return false;
+            }
+            SocketImpl into = d.transport.newSocketImpl(false);
+            try {
+                JdkNet.setOption(d.rdma, SocketOptions.SO_TIMEOUT, left > 0 ? Math.min(left, RDMA_ACCEPT_SLICE_MS)
+                        : RDMA_ACCEPT_SLICE_MS);
+                JdkNet.accept(d.rdma, into);
+            } catch (SocketTimeoutException rejected) {
+                JdkNet.closeQuietly(into);
+                if (deadline != 0 && deadline - System.nanoTime() <= 0) {
+                    throw rejected;
+                }
+                continue;
+            } catch (IOException | RuntimeException e) {
+                JdkNet.closeQuietly(into);
+                throw e;
+            }
+            adopt(client, into, d.transport);
+            return true;
+        }
     }
 
     private static void adopt(SdpSocketImpl client, SocketImpl into, Transport t) {

@@ -638,6 +638,22 @@ final class RsocketSocketImpl extends SocketImpl implements TransportChannel {
         return rsocketFd();
     }
 
+    /**
+     * A {@code both} listener's poll counts itself in on the handle, as a selector's does: a close from another
+     * thread then only marks it closing and wakes the poll, and the last one out rcloses (the default, the bare
+     * descriptor, let an rclose run under rpoll: issue 23).
+     */
+    @Override
+    public int pollBegin(org.sdp4j.transport.Poller poller) {
+        RsocketHandle hh = handle();
+        return hh == null ? -1 : hh.pollBegin(poller);
+    }
+
+    @Override
+    public void pollEnd(org.sdp4j.transport.Poller poller) {
+        handle().pollEnd(poller);
+    }
+
     /** The rsocket descriptor, -1 when none (for logs and tests). */
     public int rsocketFd() {
         RsocketHandle hh = handle();
