@@ -70,6 +70,8 @@ final class DualListener {
             try {
                 fds[RDMA] = rfd;
                 poller.poll(fds, events, revents, 2, wait);
+            } catch (java.nio.channels.ClosedSelectorException e) {
+                throw new SocketException("Socket closed"); // close() released the poller first
             } finally {
                 rdmaChannel.pollEnd(poller);
             }
