@@ -95,6 +95,7 @@ class UcxTransportTest {
             r.assertExit(0);
             assertEquals(Integer.toString(threads * requests), E2e.value(r, "POOLED"), r.describe());
             assertEquals(Integer.toString(threads * requests), E2e.value(r, "COUNTED"), r.describe());
+            assertEquals(Integer.toString(pool), E2e.value(r, "POOL"), r.describe());
             List<DecisionLog.Decision> ds = E2e.assertClientDecisions(r, derby.port(), 2, "ucx");
             assertTrue(ds.size() >= pool, "the pool's connections: " + ds.size() + "\n" + r.describe());
             for (DecisionLog.Decision d : ds) {
