@@ -238,6 +238,8 @@ final class SdpServerSocketImpl extends ForwardingSocketImpl {
 
     private static void adopt(SdpSocketImpl client, SocketImpl into, Transport t) {
         client.adoptAccepted(into, t.name());
+        org.sdp4j.ops.Counters.accepted(t.name(), () -> JdkNet.inetAddress(into).getHostAddress() + ":"
+                + JdkNet.port(into));
         if (SdpLog.enabled(SdpLog.DEBUG)) {
             SdpLog.log(SdpLog.DEBUG, "accepted " + JdkNet.inetAddress(into) + ":" + JdkNet.port(into)
                     + " on port " + JdkNet.localPort(into) + " transport=" + t.name());

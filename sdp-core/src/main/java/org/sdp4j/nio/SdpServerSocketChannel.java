@@ -290,6 +290,13 @@ final class SdpServerSocketChannel extends ServerSocketChannel implements Wrappi
     }
 
     SocketChannel wrapAccepted(SocketChannel c) {
+        org.sdp4j.ops.Counters.accepted(c instanceof TransportChannel tc ? tc.transport().name() : "tcp", () -> {
+            try {
+                return String.valueOf(c.getRemoteAddress());
+            } catch (IOException e) {
+                return "?";
+            }
+        });
         return new SdpSocketChannel(provider(), c, true);
     }
 

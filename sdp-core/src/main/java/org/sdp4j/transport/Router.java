@@ -13,6 +13,8 @@ import org.sdp4j.conf.ProgramIdentity;
 import org.sdp4j.conf.Role;
 import org.sdp4j.conf.RuleSet;
 import org.sdp4j.log.SdpLog;
+import org.sdp4j.ops.Counters;
+import org.sdp4j.ops.Jfr;
 
 /**
  * The fallback decision. For each connect and listen: the first matching libsdp.conf rule gives a family, and
@@ -141,6 +143,7 @@ public final class Router {
      */
     public Transport connect(InetSocketAddress remote, int timeoutMillis, RdmaPath rdma, TcpPath tcp)
             throws IOException {
+        long start = System.nanoTime();
         if (remote.isUnresolved()) {
             tcp.connect(timeoutMillis);
             return TcpTransport.INSTANCE;
@@ -148,67 +151,67 @@ public final class Router {
         Match m = match(Role.CLIENT, remote);
         switch (m.family()) {
             case TCP -> {
-                tcpOrLog(remote, m, tcp, timeoutMillis, null);
+                tcpOrLog(remote, m, tcp, timeoutMillis, null, start);
                 return TcpTransport.INSTANCE;
             }
             case SDP -> {
                 Transport t = transports.apply(Family.SDP);
                 if (t == null || !t.isAvailable()) {
                     String why = unavailable(Family.SDP, t);
-                    SdpLog.decision(Role.CLIENT, remote, program, m, "none", null, why);
+                    decided(Role.CLIENT, remote, m, "none", null, why, start);
                     throw (ConnectException) new ConnectException("sdp4j: " + where(m) + " sends " + hostPort(remote)
                             + " to RDMA, but " + why).initCause(t == null ? null : t.unavailabilityCause());
                 }
                 try {
                     rdma.connect(t, timeoutMillis);
                 } catch (IOException e) {
-                    SdpLog.decision(Role.CLIENT, remote, program, m, t.name(), null, e.toString());
+                    decided(Role.CLIENT, remote, m, t.name(), null, e.toString(), start);
                     throw e;
                 }
-                SdpLog.decision(Role.CLIENT, remote, program, m, t.name(), null);
+                decided(Role.CLIENT, remote, m, t.name(), null, null, start);
                 return t;
             }
             default -> {
                 // both (rsockets) and ucx: the accelerated transport within a bounded time, else TCP
-                return connectBoth(remote, timeoutMillis, m, rdma, tcp);
+                return connectBoth(remote, timeoutMillis, m, rdma, tcp, start);
             }
         }
     }
 
-    private Transport connectBoth(InetSocketAddress remote, int timeoutMillis, Match m, RdmaPath rdma, TcpPath tcp)
-            throws IOException {
+    private Transport connectBoth(InetSocketAddress remote, int timeoutMillis, Match m, RdmaPath rdma, TcpPath tcp,
+                                  long start) throws IOException {
         Family f = m.family().transportFamily();
         Transport t = transports.apply(f);
         if (t == null || !t.isAvailable()) {
-            tcpOrLog(remote, m, tcp, timeoutMillis, unavailable(f, t));
+            tcpOrLog(remote, m, tcp, timeoutMillis, unavailable(f, t), start);
             return TcpTransport.INSTANCE;
         }
         NegativeCache.Failure recent = failed.recent(remote);
         if (recent != null) {
             tcpOrLog(remote, m, tcp, timeoutMillis, t.name() + " to " + hostPort(remote) + " failed "
                     + ago(recent.atNanos()) + " ago (" + recent.reason() + "); next attempt after "
-                    + failed.retryMillis() + " ms");
+                    + failed.retryMillis() + " ms", start);
             return TcpTransport.INSTANCE;
         }
         int bound = (int) Math.min(Integer.MAX_VALUE, settings.bothTimeoutMillis());
         int attempt = timeoutMillis > 0 ? Math.min(timeoutMillis, bound) : bound;
-        long start = System.nanoTime();
+        long attemptStart = System.nanoTime();
         int[] outer = CALLER_TIMEOUT.get();
         CALLER_TIMEOUT.set(new int[] {Math.max(0, timeoutMillis)});
         try {
             rdma.connect(t, attempt);
             failed.succeeded(remote);
-            SdpLog.decision(Role.CLIENT, remote, program, m, t.name(), null);
+            decided(Role.CLIENT, remote, m, t.name(), null, null, start);
             return t;
         } catch (IOException e) {
             String reason = t.name() + " connect failed: " + e.getMessage();
             failed.failed(remote, reason);
             int left = timeoutMillis;
             if (timeoutMillis > 0) {
-                long spent = (System.nanoTime() - start) / 1_000_000L;
+                long spent = (System.nanoTime() - attemptStart) / 1_000_000L;
                 left = (int) Math.max(1, timeoutMillis - spent);
             }
-            tcpOrLog(remote, m, tcp, left, reason);
+            tcpOrLog(remote, m, tcp, left, reason, start);
             return TcpTransport.INSTANCE;
         } finally {
             if (outer == null) {
@@ -219,15 +222,15 @@ public final class Router {
         }
     }
 
-    private void tcpOrLog(InetSocketAddress remote, Match m, TcpPath tcp, int timeoutMillis, String reason)
-            throws IOException {
+    private void tcpOrLog(InetSocketAddress remote, Match m, TcpPath tcp, int timeoutMillis, String reason,
+                          long start) throws IOException {
         try {
             tcp.connect(timeoutMillis);
         } catch (IOException e) {
-            SdpLog.decision(Role.CLIENT, remote, program, m, "tcp", reason, e.toString());
+            decided(Role.CLIENT, remote, m, "tcp", reason, e.toString(), start);
             throw e;
         }
-        SdpLog.decision(Role.CLIENT, remote, program, m, "tcp", reason);
+        decided(Role.CLIENT, remote, m, "tcp", reason, null, start);
     }
 
     /**
@@ -235,6 +238,7 @@ public final class Router {
      * @return the transport the listener accepts on ({@code both}: the RDMA transport, TCP being implied)
      */
     public Transport listen(InetSocketAddress local, ListenPaths paths) throws IOException {
+        long start = System.nanoTime();
         Match m = match(Role.SERVER, local);
         Family f = m.family().transportFamily();
         Transport t = m.family() == Family.TCP ? null : transports.apply(f);
@@ -242,13 +246,13 @@ public final class Router {
         switch (m.family()) {
             case TCP -> {
                 paths.tcp();
-                SdpLog.decision(Role.SERVER, local, program, m, "tcp", null);
+                decided(Role.SERVER, local, m, "tcp", null, null, start);
                 return TcpTransport.INSTANCE;
             }
             case SDP -> {
                 if (!rdmaOk) {
                     String why = unavailable(f, t);
-                    SdpLog.decision(Role.SERVER, local, program, m, "none", null, why);
+                    decided(Role.SERVER, local, m, "none", null, why, start);
                     throw (SocketException) new SocketException("sdp4j: " + where(m) + " puts the listener "
                             + hostPort(local) + " on RDMA, but " + why)
                             .initCause(t == null ? null : t.unavailabilityCause());
@@ -256,28 +260,41 @@ public final class Router {
                 try {
                     paths.rdma(t);
                 } catch (IOException e) {
-                    SdpLog.decision(Role.SERVER, local, program, m, t.name(), null, e.toString());
+                    decided(Role.SERVER, local, m, t.name(), null, e.toString(), start);
                     throw e;
                 }
-                SdpLog.decision(Role.SERVER, local, program, m, t.name(), null);
+                decided(Role.SERVER, local, m, t.name(), null, null, start);
                 return t;
             }
             default -> {
                 if (!rdmaOk) {
                     paths.tcp();
-                    SdpLog.decision(Role.SERVER, local, program, m, "tcp", unavailable(f, t));
+                    decided(Role.SERVER, local, m, "tcp", unavailable(f, t), null, start);
                     return TcpTransport.INSTANCE;
                 }
                 try {
                     paths.both(t);
                 } catch (IOException e) {
                     paths.tcp();
-                    SdpLog.decision(Role.SERVER, local, program, m, "tcp", t.name() + " listen failed: " + e);
+                    decided(Role.SERVER, local, m, "tcp", t.name() + " listen failed: " + e, null, start);
                     return TcpTransport.INSTANCE;
                 }
-                SdpLog.decision(Role.SERVER, local, program, m, t.name() + "+tcp", null);
+                decided(Role.SERVER, local, m, t.name() + "+tcp", null, null, start);
                 return t;
             }
+        }
+    }
+
+    /**
+     * One decision: logged (at the decision level), counted for stat and JMX ({@link Counters}) and, where a
+     * recording runs, a JFR event ({@link Jfr}): three views of the same line.
+     */
+    private void decided(Role role, InetSocketAddress a, Match m, String transport, String fallback, String error,
+                         long start) {
+        SdpLog.decision(role, a, program, m, transport, fallback, error);
+        Counters.decision(role, transport, fallback, error);
+        if (Jfr.enabled()) {
+            Jfr.decision(role, hostPort(a), m.origin(), m.family().keyword(), transport, fallback, error, start);
         }
     }
 

@@ -53,6 +53,9 @@ public final class Agent {
             System.setProperty("sdp4j.program", options.program());
         }
         openJdkInternals(inst);
+        if (inst != null) {
+            NativeSockets.install(inst, options.nettyNio());
+        }
 
         RuleSet rules;
         try {
@@ -79,6 +82,7 @@ public final class Agent {
             return;
         }
         boolean nio = installSelectorProvider(late, layer);
+        System.setProperty(StatCommand.MARKER, "running"); // how `stat` tells a JVM with the agent before attaching
         announce(rules, nio);
     }
 

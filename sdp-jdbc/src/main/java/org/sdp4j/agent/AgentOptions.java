@@ -11,16 +11,19 @@ import org.sdp4j.conf.LogSettings;
  *   log=SPEC          overrides the file's log statement: LEVEL[:stderr|:syslog|:file:PATH]
  *   onerror=fail|tcp  a malformed config: refuse to start (default) or run everything on TCP, loudly
  *   program=NAME      the program id rules match (same as -Dsdp4j.program=NAME)
+ *   netty=native|nio  Netty's native transports (epoll, io_uring, kqueue) create sockets in JNI of their own, out
+ *                     of the rules' reach: left alone and reported (native, the default), or turned off so that
+ *                     Netty uses NIO and its sockets follow the rules (nio: -Dio.netty.transport.noNative=true)
  * </pre>
  */
-public record AgentOptions(String conf, LogSettings log, boolean tcpOnError, String program) {
+public record AgentOptions(String conf, LogSettings log, boolean tcpOnError, String program, boolean nettyNio) {
 
     public static AgentOptions parse(String args) {
         String conf = null, program = null;
         LogSettings log = null;
-        boolean tcpOnError = false;
+        boolean tcpOnError = false, nettyNio = false;
         if (args == null || args.isBlank()) {
-            return new AgentOptions(null, null, false, null);
+            return new AgentOptions(null, null, false, null, false);
         }
         // A file path may contain commas only if it is the last option: conf= takes the rest when it does not
         // look like another key=value.
@@ -28,7 +31,7 @@ public record AgentOptions(String conf, LogSettings log, boolean tcpOnError, Str
             int eq = part.indexOf('=');
             if (eq <= 0) {
                 throw new IllegalArgumentException("sdp4j agent option '" + part + "': expected key=value"
-                        + " (conf=, log=, onerror=, program=)");
+                        + " (conf=, log=, onerror=, program=, netty=)");
             }
             String key = part.substring(0, eq).trim().toLowerCase(Locale.ROOT);
             String value = part.substring(eq + 1).trim();
@@ -44,11 +47,19 @@ public record AgentOptions(String conf, LogSettings log, boolean tcpOnError, Str
                                 "sdp4j agent option 'onerror=" + value + "': expected fail or tcp");
                     }
                 }
+                case "netty" -> {
+                    switch (value.toLowerCase(Locale.ROOT)) {
+                        case "native" -> nettyNio = false;
+                        case "nio" -> nettyNio = true;
+                        default -> throw new IllegalArgumentException(
+                                "sdp4j agent option 'netty=" + value + "': expected native or nio");
+                    }
+                }
                 default -> throw new IllegalArgumentException("sdp4j agent option '" + key
-                        + "': unknown (known: conf, log, onerror, program)");
+                        + "': unknown (known: conf, log, onerror, program, netty)");
             }
         }
-        return new AgentOptions(conf, log, tcpOnError, program);
+        return new AgentOptions(conf, log, tcpOnError, program, nettyNio);
     }
 
     private static String requireValue(String key, String value) {

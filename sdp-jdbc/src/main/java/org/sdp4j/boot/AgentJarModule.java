@@ -38,7 +38,10 @@ final class AgentJarModule implements ModuleFinder {
     private static final String ISOLATED_UCX = "org.sdp4j.agent.IsolatedUcxTransport";
     private static final String UCX = "org.sdp4j.ucx.UcxTransport";
     /** Read by sdp4j when the runtime has them: the agent API, and jdk.net's extended socket options. */
-    private static final List<String> OPTIONAL_REQUIRES = List.of("java.instrument", "jdk.net");
+    /** The package of sdp4j's JFR events (org.sdp4j.ops), opened to jdk.jfr alone. */
+    private static final String JFR_EVENTS = "org.sdp4j.ops";
+    private static final List<String> OPTIONAL_REQUIRES = List.of("java.instrument", "jdk.net", "java.management",
+            "jdk.jfr");
 
     private final URI jar;
     private final ZipFile zip;
@@ -68,6 +71,9 @@ final class AgentJarModule implements ModuleFinder {
             if (ModuleLayer.boot().findModule(m).isPresent()) {
                 b.requires(m);
             }
+        }
+        if (ModuleLayer.boot().findModule("jdk.jfr").isPresent() && packages.contains(JFR_EVENTS)) {
+            b.opens(JFR_EVENTS, java.util.Set.of("jdk.jfr")); // JFR reads and writes the event classes' fields
         }
         List<String> transports = transports();
         b.uses(TRANSPORT);

@@ -29,6 +29,16 @@ class AgentOptionsTest {
     }
 
     @Test
+    void nettyNativeOrNio() {
+        assertEquals(false, AgentOptions.parse(null).nettyNio());
+        assertEquals(true, AgentOptions.parse("netty=nio").nettyNio());
+        assertEquals(false, AgentOptions.parse("netty=native,log=7").nettyNio());
+        IllegalArgumentException e = org.junit.jupiter.api.Assertions.assertThrows(IllegalArgumentException.class,
+                () -> AgentOptions.parse("netty=epoll"));
+        assertEquals("sdp4j agent option 'netty=epoll': expected native or nio", e.getMessage());
+    }
+
+    @Test
     void confPathMayContainCommas() {
         assertEquals("/tmp/a,b.conf", AgentOptions.parse("conf=/tmp/a,b.conf,log=5").conf());
     }

@@ -1,0 +1,53 @@
+package org.sdp4j.e2e.apps;
+
+import java.io.IOException;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.ServerSocket;
+import java.net.Socket;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * Holds connections open for an operator's tools to look at: {@code HoldConnectionsMain REFUSED_PORT}. A listener
+ * (decided by the rules: ucx in the test), two client connections to it, one connect to REFUSED_PORT that fails,
+ * then {@code READY pid port} and a wait until stdin closes.
+ */
+public final class HoldConnectionsMain {
+    private HoldConnectionsMain() {}
+
+    public static void main(String[] args) throws Exception {
+        InetAddress lo = InetAddress.getByName("127.0.0.1");
+        ServerSocket ss = new ServerSocket(0, 50, lo);
+        List<Socket> held = new ArrayList<>();
+        Thread acceptor = new Thread(() -> {
+            try {
+                while (true) {
+                    Socket s = ss.accept();
+                    synchronized (held) {
+                        held.add(s);
+                    }
+                }
+            } catch (IOException closed) {
+                // the listener closed at the end
+            }
+        }, "acceptor");
+        acceptor.setDaemon(true);
+        acceptor.start();
+        for (int i = 0; i < 2; i++) {
+            held.add(new Socket(lo, ss.getLocalPort()));
+        }
+        try (Socket refused = new Socket()) {
+            refused.connect(new InetSocketAddress(lo, Integer.parseInt(args[0])), 5_000);
+            System.out.println("ERROR connected to the refused port");
+        } catch (IOException expected) {
+            // counted as an error by sdp4j
+        }
+        System.out.println("READY " + ProcessHandle.current().pid() + " " + ss.getLocalPort());
+        System.out.flush();
+        while (System.in.read() >= 0) {
+            // until the test closes stdin
+        }
+        ss.close();
+    }
+}
