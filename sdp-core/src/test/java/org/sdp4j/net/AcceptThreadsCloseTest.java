@@ -3,10 +3,7 @@ package org.sdp4j.net;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.IOException;
-import java.io.InputStream;
-import java.io.OutputStream;
 import java.net.InetAddress;
-import java.net.SocketAddress;
 import java.net.SocketImpl;
 import java.nio.channels.ServerSocketChannel;
 import java.nio.channels.SocketChannel;
@@ -34,7 +31,7 @@ class AcceptThreadsCloseTest {
     private static final InetAddress LO = InetAddress.getLoopbackAddress();
 
     /** A connection the stand-in listener accepted: records its close. */
-    static final class Conn extends Stub {
+    static final class Conn extends StubSocketImpl {
         volatile boolean closed;
 
         @Override
@@ -44,7 +41,7 @@ class AcceptThreadsCloseTest {
     }
 
     /** The transport's listener: each accept waits for a permit, then accepts. */
-    static final class Gate extends Stub {
+    static final class Gate extends StubSocketImpl {
         final Semaphore permits = new Semaphore(0);
         final Semaphore entered = new Semaphore(0);
         volatile boolean closed;
@@ -106,23 +103,5 @@ class AcceptThreadsCloseTest {
             JdkNet.close(tcp);
             threads.awaitExit();
         }
-    }
-
-    /** The SocketImpl methods nothing here calls. */
-    abstract static class Stub extends SocketImpl {
-        @Override protected void create(boolean stream) {}
-        @Override protected void connect(String host, int port) {}
-        @Override protected void connect(InetAddress address, int port) {}
-        @Override protected void connect(SocketAddress address, int timeout) {}
-        @Override protected void bind(InetAddress host, int port) {}
-        @Override protected void listen(int backlog) {}
-        @Override protected void accept(SocketImpl s) throws IOException {}
-        @Override protected InputStream getInputStream() { return null; }
-        @Override protected OutputStream getOutputStream() { return null; }
-        @Override protected int available() { return 0; }
-        @Override protected void close() {}
-        @Override protected void sendUrgentData(int data) {}
-        @Override public void setOption(int optID, Object value) {}
-        @Override public Object getOption(int optID) { return null; }
     }
 }

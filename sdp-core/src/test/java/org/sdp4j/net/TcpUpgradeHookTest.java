@@ -7,11 +7,8 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.IOException;
-import java.io.InputStream;
-import java.io.OutputStream;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
-import java.net.SocketAddress;
 import java.net.SocketException;
 import java.net.SocketImpl;
 import java.net.SocketTimeoutException;
@@ -44,7 +41,7 @@ class TcpUpgradeHookTest {
     private static final InetAddress LO = InetAddress.getLoopbackAddress();
 
     /** The transport's listener: claims connections from one source port; its own accept waits until closed. */
-    static final class Claimer extends SocketImpl implements TcpUpgrade {
+    static final class Claimer extends StubSocketImpl implements TcpUpgrade {
         volatile int claimed = -1;
         final LinkedBlockingQueue<SocketChannel> upgraded = new LinkedBlockingQueue<>();
         final List<SocketImpl> kept = new CopyOnWriteArrayList<>();
@@ -76,18 +73,6 @@ class TcpUpgradeHookTest {
             closed.countDown();
         }
 
-        @Override protected void create(boolean stream) {}
-        @Override protected void connect(String host, int port) {}
-        @Override protected void connect(InetAddress address, int port) {}
-        @Override protected void connect(SocketAddress address, int timeout) {}
-        @Override protected void bind(InetAddress host, int port) {}
-        @Override protected void listen(int backlog) {}
-        @Override protected InputStream getInputStream() { return null; }
-        @Override protected OutputStream getOutputStream() { return null; }
-        @Override protected int available() { return 0; }
-        @Override protected void sendUrgentData(int data) {}
-        @Override public void setOption(int optID, Object value) {}
-        @Override public Object getOption(int optID) { return null; }
     }
 
     private static final Transport TEST = new Transport() {
