@@ -98,7 +98,9 @@ log "a: RsocketSocketImpl and JNI tests over rsockets on $addr"
 c0=$(counters); t0=$(date +%s)
 # RsocketCloseRaceTest, BothListenerTest: 10,000 and 2,000 rounds on the host over the shim; fewer here, where a
 # connection or a listener costs far more; BothListenerTest's rping test runs only here (real RDMA-CM)
-"$java" "${jvm[@]}" -Dsdp4j.test.address=$addr -Dsdp4j.test.blackhole=10.9.9.2 -Dsdp4j.test.raceRounds=300 \
+# (BothListenerTest installs sdp4j's socket factories: the JDK internals they use, opened as the agent opens them)
+"$java" "${jvm[@]}" --add-exports java.base/sun.nio.ch=ALL-UNNAMED --add-opens java.base/java.net=ALL-UNNAMED \
+  -Dsdp4j.test.address=$addr -Dsdp4j.test.blackhole=10.9.9.2 -Dsdp4j.test.raceRounds=300 \
   -Dsdp4j.test.bothCloseRounds=200 -jar "$launcher" execute --disable-banner --details=tree --fail-if-no-tests \
   -cp "$cp" --select-class org.sdp4j.rsocket.RsocketSocketImplTest --select-class org.sdp4j.rsocket.RsocketCloseRaceTest \
   --select-class org.sdp4j.rsocket.BothListenerTest \

@@ -108,7 +108,10 @@ class BothListenerTest {
 
     /**
      * VM only: rping's connection request reaches the rsocket listener, which librdmacm rejects (not an rsocket);
-     * a TCP client that connects next is accepted within 2 s (the accept waited on the rsocket alone, for ever).
+     * a TCP client that connects next is accepted within 2 s. The starvation the issue read in the code (after a
+     * request reported readable, accept waited on the rsocket alone with SO_TIMEOUT 0) did not happen here with
+     * rdma-core 44: this passed before the bound on that accept too (one VM run), so it guards the behaviour, it
+     * does not prove the fix.
      */
     @Test
     void aRejectedRdmaConnectionRequestDoesNotStarveTcpClients() throws Exception {
@@ -118,15 +121,16 @@ class BothListenerTest {
         try (ServerSocket ss = listen()) {
             Future<Socket> acc = EXEC.submit(ss::accept);
             int port = ss.getLocalPort();
+            Path log = Files.createTempFile("rping", ".log");
             Process p = new ProcessBuilder(rping.toString(), "-c", "-a",
                     RsocketSocketImplTest.ADDRESS.getHostAddress(), "-p", Integer.toString(port), "-C", "1")
-                    .redirectErrorStream(true).start();
+                    .redirectErrorStream(true).redirectOutput(log.toFile()).start();
             try {
                 p.waitFor(10, TimeUnit.SECONDS);
             } finally {
                 p.destroyForcibly();
             }
-            String said = new String(p.getInputStream().readAllBytes());
+            String said = Files.readString(log);
             try (SocketChannel tcp = SelectorProvider.provider().openSocketChannel()) {
                 tcp.connect(new InetSocketAddress(RsocketSocketImplTest.ADDRESS, port));
                 long start = System.nanoTime();
