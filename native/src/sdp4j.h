@@ -73,6 +73,7 @@ int sdp4j_svc_reserve(JNIEnv *env, int kind, const char *call, const struct sock
 void sdp4j_svc_release(int kind);
 void sdp4j_svc_hold(int fd, int kind);
 int sdp4j_svc_take(int fd);
+int sdp4j_real_rdmacm(void);
 
 /* Return codes of the non-blocking data calls (as in the JDK's IOStatus). */
 #define SDP4J_EOF (-1)

@@ -166,6 +166,29 @@ JNIEXPORT jint JFN(poll)(JNIEnv *env, jclass cls, jint fd, jint events, jint wak
 	return res;
 }
 
+/* Whether the rdma_cm channel of connected rsocket fd holds an event nobody has read (CmStallWatch): poll(2) on the
+ * channel itself, whose descriptor is the rsocket's number in every librdmacm so far (as for a listener, below).
+ * Always false over a stand-in library, whose descriptors are sockets (POLLIN there means data). */
+JNIEXPORT jboolean JFN(cmEventPending)(JNIEnv *env, jclass cls, jint fd)
+{
+	struct pollfd p;
+
+	(void)cls;
+	if (sdp4j_need_rdmacm(env) || sdp4j_check_fd(env, "poll rdma_cm channel", fd, FDM_RSOCKET))
+		return JNI_FALSE;
+	if (!sdp4j_real_rdmacm())
+		return JNI_FALSE;
+	p.fd = fd;
+	p.events = POLLIN;
+	p.revents = 0;
+	if (poll(&p, 1, 0) < 0) {
+		if (errno != EINTR)
+			sdp4j_throw_errno(env, errno, "poll rdma_cm channel", NULL, fd);
+		return JNI_FALSE;
+	}
+	return (p.revents & POLLIN) ? JNI_TRUE : JNI_FALSE;
+}
+
 /* Accept readiness, without rpoll. rdma-core 44's rlisten hands connection requests to a service thread that
  * accepts them in the background and queues them on a private socketpair; rpoll on a listening rsocket watches the
  * rdma_cm channel that thread drains, and so notices a queued connection only at its next periodic wake-up

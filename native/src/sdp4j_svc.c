@@ -48,27 +48,51 @@ static struct svc svcs[] = {
 static int affected = -1;
 static unsigned char slot_of[SDP4J_FD_MAX]; /* 1 + kind of the slot an fd holds, 0 none */
 
+/* The file name of the library that provides rsocket(), resolved (librdmacm.so.1.3.44.0), in path; NULL when unknown. */
+static const char *rdmacm_file(char *path)
+{
+	Dl_info info;
+	const char *base;
+
+	if (!dladdr((void *)R.rsocket, &info) || !info.dli_fname || !realpath(info.dli_fname, path))
+		return NULL;
+	base = strrchr(path, '/');
+	return base ? base + 1 : path;
+}
+
 /* From the file name rdma-core gives the library (librdmacm.so.1.3.44.0: version 44). A library that is not
  * librdmacm (a test stand-in named with -Dsdp4j.rdmacm.lib) has no service threads to guard; a librdmacm whose
  * name carries no version is taken to be affected. */
 static int is_affected(void)
 {
-	Dl_info info;
 	char path[PATH_MAX];
-	const char *base;
+	const char *base = rdmacm_file(path);
 	unsigned long v;
 	char *end;
 
-	if (!dladdr((void *)R.rsocket, &info) || !info.dli_fname || !realpath(info.dli_fname, path))
+	if (!base)
 		return 1;
-	base = strrchr(path, '/');
-	base = base ? base + 1 : path;
 	if (strncmp(base, "librdmacm.so", 12))
 		return 0;
 	if (strncmp(base, "librdmacm.so.1.3.", 17))
 		return 1;
 	v = strtoul(base + 17, &end, 10);
 	return end == base + 17 || v < FIXED_IN;
+}
+
+/* 1 when the rsockets in use are librdmacm's (not a test stand-in named with -Dsdp4j.rdmacm.lib, whose descriptors
+ * are plain sockets), 0 otherwise; decided once. */
+int sdp4j_real_rdmacm(void)
+{
+	static int real = -1;
+	char path[PATH_MAX];
+	const char *base;
+
+	if (real < 0) {
+		base = rdmacm_file(path);
+		real = !base || !strncmp(base, "librdmacm.so", 12);
+	}
+	return real;
 }
 
 /* Why the last cycle did not join, for the limit's error message. */

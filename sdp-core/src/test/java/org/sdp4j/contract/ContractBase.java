@@ -87,6 +87,16 @@ public abstract class ContractBase {
         return f.get(BOUND_S, TimeUnit.SECONDS);
     }
 
+    /** {@link #await}, failing with what did not happen (not a bare TimeoutException). */
+    protected static <T> T awaitOr(Future<T> f, String what) throws Exception {
+        try {
+            return f.get(BOUND_S, TimeUnit.SECONDS);
+        } catch (java.util.concurrent.TimeoutException e) {
+            f.cancel(true);
+            throw new AssertionError(what + " within " + BOUND_S + " s");
+        }
+    }
+
     protected static <T> Future<T> async(Callable<T> c) {
         return EXEC.submit(c);
     }

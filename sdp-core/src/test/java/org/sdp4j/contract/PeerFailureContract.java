@@ -38,7 +38,7 @@ public abstract class PeerFailureContract extends ContractBase {
                 return -2;
             }
         });
-        int n = await(r);
+        int n = awaitOr(r, "a read from the killed peer neither ended nor failed");
         assertTrue(n == -1 || n == -2);
     }
 
@@ -69,7 +69,8 @@ public abstract class PeerFailureContract extends ContractBase {
             Socket c = closeLater(transport().socket());
             c.connect(new InetSocketAddress(transport().address(), port), (int) TimeUnit.SECONDS.toMillis(BOUND_S));
             transport().assertCarried(c, false);
-            assertEquals("ping", new String(await(async(() -> c.getInputStream().readNBytes(4)))));
+            assertEquals("ping", new String(awaitOr(async(() -> c.getInputStream().readNBytes(4)),
+                    "the peer's 4 bytes did not arrive")));
             peer.kill();
             readEnds(c.getInputStream());
             writesFail(c.getOutputStream());
@@ -92,7 +93,7 @@ public abstract class PeerFailureContract extends ContractBase {
             });
             Thread.sleep(200);
             peer.kill();
-            int n = await(blocked);
+            int n = awaitOr(blocked, "a reader blocked when the peer was killed neither ended nor failed");
             assertTrue(n == -1 || n == -2, "a reader blocked when the peer died: " + n);
         }
     }

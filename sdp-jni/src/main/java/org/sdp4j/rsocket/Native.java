@@ -102,6 +102,9 @@ final class Native {
      */
     static native int poll(int fd, int events, int wakeFd, int timeoutMillis) throws IOException;
 
+    /** Whether connected rsocket fd's rdma_cm channel holds an unread event (false over a stand-in library). */
+    static native boolean cmEventPending(int fd) throws IOException;
+
     /**
      * Waits for a connection request on a listening rsocket (poll(2) on its rdma_cm channel, not rpoll: see
      * native/src/sdp4j_poll.c) and/or the wakeup eventfd. Returns the channel's revents {@code | WOKEN}, 0 on timeout.

@@ -23,6 +23,12 @@ import org.sdp4j.transport.Poller;
 final class RsocketHandle {
     /** {@link #accept} and {@link #awaitConnect} results: woken by a close; a virtual thread was interrupted. */
     static final int CLOSED = -1, INTERRUPTED = -2;
+    /**
+     * In a result of {@link #await}: the peer's disconnect lay unread by librdmacm ({@link CmStallWatch}); the
+     * connection is over: a reader returns -1, a writer fails.
+     */
+    static final int PEER_GONE = 0x40000;
+    static final String PEER_GONE_MESSAGE = "Connection reset: the peer disconnected (librdmacm left its disconnect unread)";
     /** How long one wait of accept watches the listener before re-checking (ms). */
     private static final int ACCEPT_SLICE_MS = 100;
     /** After a connection request: retries of raccept at 1, 2, 4 .. 32 ms, then 32 ms, up to this many. */
@@ -35,6 +41,7 @@ final class RsocketHandle {
     private boolean readerWaiting;
     private final List<Poller> pollers = new ArrayList<>(1);
     private volatile boolean closing; // volatile: read without the lock by the busy-poll loop
+    private final CmStallWatch cmWatch = new CmStallWatch();
 
     private RsocketHandle(int rfd, int efd) {
         this.rfd = rfd;
@@ -223,6 +230,28 @@ final class RsocketHandle {
      * seen through the flag).
      */
     int await(int fd, int events, int timeoutMillis, int busyPollMicros) throws IOException {
+        if (cmWatch.gone()) {
+            return PEER_GONE;
+        }
+        if (timeoutMillis == 0) {
+            return awaitOnce(fd, events, 0, busyPollMicros);
+        }
+        // in slices: between them, CmStallWatch looks for a disconnect librdmacm left unread
+        Deadline deadline = Deadline.afterMillis(timeoutMillis);
+        for (int spin = busyPollMicros;; spin = 0) {
+            int left = deadline.pollMillis();
+            int slice = left < 0 ? CmStallWatch.CHECK_MS : Math.min(left, CmStallWatch.CHECK_MS);
+            int r = awaitOnce(fd, events, slice, spin);
+            if (r != 0 || deadline.expired()) {
+                return r;
+            }
+            if (cmWatch.stalled(fd)) {
+                return PEER_GONE;
+            }
+        }
+    }
+
+    private int awaitOnce(int fd, int events, int timeoutMillis, int busyPollMicros) throws IOException {
         boolean virtual = RsocketParker.onVirtualThread();
         int spin = virtual ? Math.min(busyPollMicros, RsocketParker.VIRTUAL_SPIN_MAX_MICROS) : busyPollMicros;
         if (spin > 0 && timeoutMillis != 0) {

@@ -429,8 +429,13 @@ final class RsocketSocketChannel extends SocketChannel implements TransportChann
                         completed = true;
                         throw new SocketTimeoutException("Read timed out");
                     }
-                    if ((await(fd, Native.POLLIN, wait) & Native.WOKEN) != 0) {
+                    int r = await(fd, Native.POLLIN, wait);
+                    if ((r & Native.WOKEN) != 0) {
                         return 0; // closed: end(false) throws AsynchronousCloseException / ClosedByInterruptException
+                    }
+                    if ((r & RsocketHandle.PEER_GONE) != 0) {
+                        completed = true;
+                        return -1; // the peer's disconnect, which librdmacm left unread (CmStallWatch)
                     }
                 }
             } finally {
@@ -521,6 +526,10 @@ final class RsocketSocketChannel extends SocketChannel implements TransportChann
                             return total;
                         }
                         h.drainWakeup();
+                    }
+                    if ((r & RsocketHandle.PEER_GONE) != 0) {
+                        completed = true;
+                        throw new java.net.SocketException(RsocketHandle.PEER_GONE_MESSAGE);
                     }
                 }
             } finally {

@@ -343,8 +343,12 @@ final class RsocketSocketImpl extends SocketImpl implements TransportChannel {
                 if (wait == 0) {
                     throw new SocketTimeoutException("Read timed out");
                 }
-                if ((interruptible(hh.awaitReadable(fd, wait, kept.busyPollMicros)) & Native.WOKEN) != 0) {
+                int r = interruptible(hh.awaitReadable(fd, wait, kept.busyPollMicros));
+                if ((r & Native.WOKEN) != 0) {
                     throw new SocketException("Socket closed");
+                }
+                if ((r & RsocketHandle.PEER_GONE) != 0) {
+                    return -1; // the peer's disconnect, which librdmacm left unread (CmStallWatch)
                 }
                 if (inputShutdown) {
                     return -1; // woken by shutdownInput: end of stream, as TCP gives
@@ -375,6 +379,9 @@ final class RsocketSocketImpl extends SocketImpl implements TransportChannel {
                         throw new SocketException("Socket closed");
                     }
                     handle().drainWakeup(); // a shutdownInput's signal meant for a reader
+                }
+                if ((r & RsocketHandle.PEER_GONE) != 0) {
+                    throw new SocketException(RsocketHandle.PEER_GONE_MESSAGE);
                 }
             }
         } finally {

@@ -54,6 +54,7 @@ class NativeValidationTest {
             badFd(() -> Native.getOption(fd, Native.OPT_TCP_NODELAY));
             badFd(() -> Native.poll(fd, Native.POLLIN, -1, 0));
             badFd(() -> Native.pollListener(fd, -1, 0, true));
+            badFd(() -> Native.cmEventPending(fd));
             badFd(() -> Native.signal(fd));
             badFd(() -> Native.closeEvent(fd));
         }
