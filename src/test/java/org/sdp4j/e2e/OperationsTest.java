@@ -40,11 +40,18 @@ class OperationsTest {
 
             JvmResult text = JvmLauncher.jar("ops-stat", AgentJar.path()).args("stat", pid).run().assertExit(0);
             String out = text.stdout();
+            System.out.println(out);
             assertTrue(out.contains("JVM " + pid) && out.contains("config=" + conf), out);
             // listens: the application's listener, and the JMX connector's that this attach started (a ServerSocket
             // of the JVM like any other: `use ucx server * *:*` decides it too)
-            assertTrue(Pattern.compile("(?m)^  ucx +2 +2 +[12] +0 +0$").matcher(out).find(), out);
-            assertTrue(Pattern.compile("(?m)^  tcp +0 +\\d+ +\\d+ +0 +1$").matcher(out).find(), out);
+            // open: the two clients and the two accepted ends; each client wrote 1000 bytes that its peer read
+            assertTrue(Pattern.compile("(?m)^  ucx +2 +2 +[12] +0 +0 +4 +2000 +2000$").matcher(out).find(), out);
+            assertTrue(Pattern.compile("(?m)^  tcp +0 +\\d+ +\\d+ +0 +1 +0 +0 +0$").matcher(out).find(), out);
+            // one line per open connection, as ss shows them: the rule matched, the bytes, what carries it
+            assertEquals(2, count(out, "(?m)^  ucx +client +127\\.0\\.0\\.1:\\d+ +127\\.0\\.0\\.1:"
+                    + ready.group(2) + " +" + Pattern.quote(conf + ":3") + " +\\S+ +0 +1000  shm$"), out);
+            assertEquals(2, count(out, "(?m)^  ucx +accepted +127\\.0\\.0\\.1:" + ready.group(2)
+                    + " +127\\.0\\.0\\.1:\\d+ +" + Pattern.quote(conf + ":2") + " +\\S+ +1000 +0  shm$"), out);
             assertTrue(out.contains("last error on tcp: java.net.ConnectException"), out);
             assertTrue(out.contains("rule " + conf + ":2: use ucx server * *:*"), out);
 
@@ -53,6 +60,9 @@ class OperationsTest {
             String j = json.stdout();
             assertTrue(j.trim().startsWith("[") && j.contains("\"pid\":" + pid), j);
             assertTrue(j.contains("{\"name\":\"ucx\",\"connects\":2,\"accepts\":2,\"listens\":2,"), j);
+            assertTrue(j.contains("\"open\":4,\"bytesIn\":2000,\"bytesOut\":2000,"), j);
+            assertEquals(2, count(j, "\\{\"transport\":\"ucx\",\"role\":\"client\",[^}]*\"bytesIn\":0,"
+                    + "\"bytesOut\":1000,\"via\":\"shm\"\\}"), j);
 
             JvmResult none = JvmLauncher.jar("ops-stat-self", AgentJar.path()).args("stat", "1").run();
             assertEquals(1, none.exitCode(), none.describe());

@@ -22,14 +22,14 @@ import org.sdp4j.transport.Router;
 
 /**
  * sdp4j's MBeans in the platform MBean server, domain {@code org.sdp4j} (as Netty and HikariCP name theirs): one
- * {@code org.sdp4j:type=Transport,name=NAME} per transport that decided something, and {@code org.sdp4j:type=Rules}
- * with the rules in force. Read-only. Dynamic MBeans: sdp4j's module exports nothing, so JMX could not introspect a
+ * {@code org.sdp4j:type=Transport,name=NAME} per transport that decided something, {@code org.sdp4j:type=Rules}
+ * with the rules in force, and {@code org.sdp4j:type=Connections} with the open RDMA connections. Read-only. Dynamic MBeans: sdp4j's module exports nothing, so JMX could not introspect a
  * standard MBean interface in it; the attributes are plain numbers, strings and string arrays, readable by
  * JConsole, JMC and the Prometheus JMX exporter without sdp4j's classes.
  */
 public final class Jmx {
     public static final String DOMAIN = "org.sdp4j";
-    private static final AtomicBoolean RULES = new AtomicBoolean();
+    private static final AtomicBoolean RULES = new AtomicBoolean(), CONNECTIONS = new AtomicBoolean();
     private static final boolean AVAILABLE = ModuleLayer.boot().findModule("java.management").isPresent();
 
     private Jmx() {}
@@ -46,12 +46,26 @@ public final class Jmx {
         a.put("Listens", c::listens);
         a.put("Errors", c::errors);
         a.put("Fallbacks", c::fallbacks);
+        a.put("Open", c::open);
+        a.put("BytesIn", c::bytesIn);
+        a.put("BytesOut", c::bytesOut);
         a.put("FallbackReasons", () -> c.fallbackReasons().entrySet().stream()
                 .map(e -> e.getKey() + "=" + e.getValue()).toArray(String[]::new));
         a.put("LastFallback", c::lastFallback);
         a.put("LastError", c::lastError);
         register("type=Transport,name=" + c.name(), "sdp4j transport " + c.name(), a);
         registerRules(org.sdp4j.Sdp4j::configuredRouter);
+    }
+
+    /** Registers {@code org.sdp4j:type=Connections}: the open connections of the RDMA transports (once). */
+    static void registerConnections() {
+        if (!AVAILABLE || !CONNECTIONS.compareAndSet(false, true)) {
+            return;
+        }
+        Map<String, Supplier<Object>> a = new java.util.LinkedHashMap<>();
+        a.put("Fields", () -> OpenConnections.FIELDS.clone());
+        a.put("Open", OpenConnections::lines);
+        register("type=Connections", "sdp4j's open RDMA connections, one tab-separated line each (Fields)", a);
     }
 
     /** Registers {@code org.sdp4j:type=Rules} over the current Router (once; it reads the Router in force). */

@@ -17,6 +17,8 @@ public final class TransportCounters {
     final LongAdder listens = new LongAdder();
     final LongAdder errors = new LongAdder();
     final LongAdder fallbacks = new LongAdder();
+    /** Bytes of the connections that closed; the open ones' are read from them ({@link OpenConnections}). */
+    final LongAdder closedIn = new LongAdder(), closedOut = new LongAdder();
     private final ConcurrentHashMap<String, LongAdder> fallbackReasons = new ConcurrentHashMap<>();
     private volatile String lastFallback = "";
     private volatile String lastError = "";
@@ -29,6 +31,11 @@ public final class TransportCounters {
         fallbacks.increment();
         fallbackReasons.computeIfAbsent(kind(reason), k -> new LongAdder()).increment();
         lastFallback = reason;
+    }
+
+    void closedBytes(long in, long out) {
+        closedIn.add(in);
+        closedOut.add(out);
     }
 
     void error(String error) {
@@ -81,6 +88,20 @@ public final class TransportCounters {
 
     public long fallbacks() {
         return fallbacks.sum();
+    }
+
+    /** Open connections (the RDMA transports'; a tcp connection is the JDK's own socket and is not followed). */
+    public long open() {
+        return OpenConnections.count(name);
+    }
+
+    /** Bytes received by this transport's connections since start, the open ones' included. */
+    public long bytesIn() {
+        return closedIn.sum() + OpenConnections.openBytes(name)[0];
+    }
+
+    public long bytesOut() {
+        return closedOut.sum() + OpenConnections.openBytes(name)[1];
     }
 
     /** Fallbacks that ended on this transport (TCP), by kind of reason. */

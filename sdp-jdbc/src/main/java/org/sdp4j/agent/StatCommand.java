@@ -20,7 +20,8 @@ import com.sun.tools.attach.VirtualMachineDescriptor;
  * {@code java -jar sdp4j-agent.jar stat [--json] [PID...]}: what rides RDMA in running JVMs, as {@code ss} and
  * {@code smcss} show it for the kernel's sockets. Attaches to each JVM (the Attach API, as {@code jcmd} does: same
  * user only), reads the agent's MBeans ({@code org.sdp4j:*}) through the JVM's local JMX connector and prints, per
- * transport, the connects, accepts, listens, fallbacks by reason and errors, and the rules in force. Without a PID,
+ * transport, the connects, accepts, listens, fallbacks by reason, errors, open connections and bytes, then one line
+ * per open RDMA connection (as {@code ss} does: addresses, role, rule, age, bytes), and the rules in force. Without a PID,
  * every JVM of this user that runs the agent; a JVM without it is left alone (its management agent is not started:
  * the agent's {@code sdp4j.agent} system property is read first).
  */
@@ -100,6 +101,8 @@ final class StatCommand {
             Set<ObjectName> names = new TreeSet<>(s.queryNames(new ObjectName("org.sdp4j:type=Transport,*"), null));
             ObjectName rulesName = new ObjectName("org.sdp4j:type=Rules");
             boolean rules = s.isRegistered(rulesName);
+            ObjectName connName = new ObjectName("org.sdp4j:type=Connections");
+            String[] conns = s.isRegistered(connName) ? (String[]) s.getAttribute(connName, "Open") : new String[0];
             StringBuilder b = new StringBuilder();
             if (json) {
                 b.append("{\"pid\":").append(pid);
@@ -113,14 +116,20 @@ final class StatCommand {
                 boolean first = true;
                 for (ObjectName n : names) {
                     b.append(first ? "" : ",").append("{\"name\":").append(quote(n.getKeyProperty("name")));
-                    for (String a : new String[] {"Connects", "Accepts", "Listens", "Fallbacks", "Errors"}) {
+                    for (String a : new String[] {"Connects", "Accepts", "Listens", "Fallbacks", "Errors", "Open"}) {
                         b.append(",\"").append(a.toLowerCase()).append("\":").append(s.getAttribute(n, a));
                     }
+                    b.append(",\"bytesIn\":").append(s.getAttribute(n, "BytesIn"))
+                            .append(",\"bytesOut\":").append(s.getAttribute(n, "BytesOut"));
                     b.append(",\"fallbackReasons\":").append(array((String[]) s.getAttribute(n, "FallbackReasons")))
                             .append(",\"lastFallback\":").append(quote((String) s.getAttribute(n, "LastFallback")))
                             .append(",\"lastError\":").append(quote((String) s.getAttribute(n, "LastError")))
                             .append('}');
                     first = false;
+                }
+                b.append("],\"connections\":[");
+                for (int i = 0; i < conns.length; i++) {
+                    b.append(i == 0 ? "" : ",").append(connectionJson(conns[i]));
                 }
                 return b.append("]}").toString();
             }
@@ -130,13 +139,23 @@ final class StatCommand {
                         .append(s.getAttribute(rulesName, "Source"));
             }
             b.append('\n');
-            b.append(String.format("  %-10s %9s %9s %9s %9s %9s%n", "transport", "connects", "accepts", "listens",
-                    "fallbacks", "errors"));
+            b.append(String.format("  %-10s %9s %9s %9s %9s %9s %6s %12s %12s%n", "transport", "connects", "accepts",
+                    "listens", "fallbacks", "errors", "open", "bytes-in", "bytes-out"));
             for (ObjectName n : names) {
-                b.append(String.format("  %-10s %9d %9d %9d %9d %9d%n", n.getKeyProperty("name"),
+                b.append(String.format("  %-10s %9d %9d %9d %9d %9d %6d %12d %12d%n", n.getKeyProperty("name"),
                         (Long) s.getAttribute(n, "Connects"), (Long) s.getAttribute(n, "Accepts"),
                         (Long) s.getAttribute(n, "Listens"), (Long) s.getAttribute(n, "Fallbacks"),
-                        (Long) s.getAttribute(n, "Errors")));
+                        (Long) s.getAttribute(n, "Errors"), (Long) s.getAttribute(n, "Open"),
+                        (Long) s.getAttribute(n, "BytesIn"), (Long) s.getAttribute(n, "BytesOut")));
+            }
+            if (conns.length > 0) {
+                b.append(String.format("  %-5s %-8s %-22s %-22s %-20s %8s %12s %12s  %s%n", "open", "role", "local",
+                        "remote", "rule", "age", "bytes-in", "bytes-out", "via"));
+                for (String line : conns) {
+                    String[] f = line.split("\t", -1);
+                    b.append(String.format("  %-5s %-8s %-22s %-22s %-20s %8s %12s %12s  %s%n", f[0], f[1], f[2],
+                            f[3], f[4], age(Long.parseLong(f[5])), f[6], f[7], f[8]));
+                }
             }
             for (ObjectName n : names) {
                 String[] reasons = (String[]) s.getAttribute(n, "FallbackReasons");
@@ -161,6 +180,29 @@ final class StatCommand {
             }
             return b.toString();
         }
+    }
+
+    /** One line of the Connections MBean (tab-separated, OpenConnections.FIELDS) as a JSON object. */
+    static String connectionJson(String line) {
+        String[] f = line.split("\t", -1);
+        return "{\"transport\":" + quote(f[0]) + ",\"role\":" + quote(f[1]) + ",\"local\":" + quote(f[2])
+                + ",\"remote\":" + quote(f[3]) + ",\"rule\":" + quote(f[4]) + ",\"ageMillis\":" + f[5]
+                + ",\"bytesIn\":" + f[6] + ",\"bytesOut\":" + f[7] + ",\"via\":" + quote(f[8]) + "}";
+    }
+
+    /** An age for people: 850ms, 12s, 5m3s, 2h10m. */
+    static String age(long ms) {
+        if (ms < 1000) {
+            return ms + "ms";
+        }
+        long sec = ms / 1000;
+        if (sec < 60) {
+            return sec + "s";
+        }
+        if (sec < 3600) {
+            return sec / 60 + "m" + sec % 60 + "s";
+        }
+        return sec / 3600 + "h" + sec % 3600 / 60 + "m";
     }
 
     static String quote(String s) {

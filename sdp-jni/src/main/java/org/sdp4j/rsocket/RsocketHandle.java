@@ -42,6 +42,10 @@ final class RsocketHandle {
     private final List<Poller> pollers = new ArrayList<>(1);
     private volatile boolean closing; // volatile: read without the lock by the busy-poll loop
     private final CmStallWatch cmWatch = new CmStallWatch();
+    /** Bytes received and sent, for stat and JMX ({@link #track}); one atomic add per call, no allocation. */
+    final java.util.concurrent.atomic.AtomicLong bytesIn = new java.util.concurrent.atomic.AtomicLong(),
+            bytesOut = new java.util.concurrent.atomic.AtomicLong();
+    private volatile org.sdp4j.ops.OpenConnections.Entry tracked;
 
     private RsocketHandle(int rfd, int efd) {
         this.rfd = rfd;
@@ -149,6 +153,12 @@ final class RsocketHandle {
         exit();
     }
 
+    /** Lists this connection among the open ones (stat, JMX) until it closes; {@code role} client or accepted. */
+    void track(String role, java.net.InetSocketAddress local, java.net.InetSocketAddress remote) {
+        tracked = org.sdp4j.ops.OpenConnections.opened("sdp", role, local, remote, bytesIn::get, bytesOut::get,
+                "rsockets");
+    }
+
     /** Closes now, or marks closing and wakes every user (the last one out closes). False when already closing. */
     boolean close() throws IOException {
         int fd, ev;
@@ -157,6 +167,7 @@ final class RsocketHandle {
                 return false;
             }
             closing = true;
+            org.sdp4j.ops.OpenConnections.closed(tracked);
             if (useCount > 0) {
                 Native.signal(efd); // blocked operations wake and leave
                 for (Poller p : pollers) {

@@ -83,6 +83,7 @@ final class RsocketSocketChannel extends SocketChannel implements TransportChann
         local = me;
         state = CONNECTED;
         kept.busyPollMicros = busyPollMicros;
+        h.track("accepted", me, peer);
     }
 
     // ---- counting operations in and out: the handle ----
@@ -290,6 +291,7 @@ final class RsocketSocketChannel extends SocketChannel implements TransportChann
             local = me;
             state = CONNECTED;
         }
+        h.track("client", me, remote);
     }
 
     private boolean isClosing() {
@@ -417,6 +419,9 @@ final class RsocketSocketChannel extends SocketChannel implements TransportChann
                     }
                     long n = readOnce(fd, dsts, offset, length);
                     if (n != Native.UNAVAILABLE) {
+                        if (n > 0) {
+                            h.bytesIn.addAndGet(n);
+                        }
                         completed = true;
                         return n;
                     }
@@ -512,6 +517,7 @@ final class RsocketSocketChannel extends SocketChannel implements TransportChann
                 for (;;) {
                     long n = writeOnce(fd, srcs, offset, length);
                     total += n;
+                    h.bytesOut.addAndGet(n);
                     boolean left = false;
                     for (int i = offset; i < offset + length; i++) {
                         left |= srcs[i].hasRemaining();

@@ -145,12 +145,14 @@ final class RsocketSocketImpl extends SocketImpl implements TransportChannel {
     /** Fills this (not created) impl with an accepted rsocket; on failure nothing of it is kept (the caller closes nfd). */
     private void accepted(int nfd) throws IOException {
         InetSocketAddress peer = decode(Native.sockname(nfd, true));
-        int lport = decode(Native.sockname(nfd, false)).getPort();
+        InetSocketAddress me = decode(Native.sockname(nfd, false));
+        int lport = me.getPort();
         synchronized (stateLock) {
             if (h != null || closed) {
                 throw new SocketException("accept: the SocketImpl to fill is already in use or closed");
             }
             h = RsocketHandle.accepted(nfd);
+            h.track("accepted", me, peer);
             connected = true;
             bound = true;
             this.fd = new FileDescriptor();
@@ -234,7 +236,9 @@ final class RsocketSocketImpl extends SocketImpl implements TransportChannel {
             }
             address = ia;
             port = rport;
-            localport = decode(Native.sockname(fd, false)).getPort();
+            InetSocketAddress me = decode(Native.sockname(fd, false));
+            localport = me.getPort();
+            handle().track("client", me, new InetSocketAddress(ia, rport));
             bound = true;
             connected = true;
         } catch (IOException | RuntimeException e) {
@@ -337,6 +341,9 @@ final class RsocketSocketImpl extends SocketImpl implements TransportChannel {
             for (;;) {
                 int n = Native.read(fd, b, off, len);
                 if (n != Native.UNAVAILABLE) {
+                    if (n > 0) {
+                        hh.bytesIn.addAndGet(n);
+                    }
                     return n; // > 0, or EOF (-1)
                 }
                 int wait = deadline.pollMillis();
@@ -366,9 +373,11 @@ final class RsocketSocketImpl extends SocketImpl implements TransportChannel {
             if (outputShutdown) {
                 throw new SocketException("Socket output is shutdown");
             }
+            RsocketHandle hh = handle();
             while (len > 0) {
                 int n = Native.write(fd, b, off, len);
                 if (n > 0) {
+                    hh.bytesOut.addAndGet(n);
                     off += n;
                     len -= n;
                     continue;

@@ -113,6 +113,17 @@ final class UcxConnection {
     volatile boolean remote;
     volatile java.net.InetAddress peerAddress;
 
+    private volatile org.sdp4j.ops.OpenConnections.Entry tracked;
+
+    /**
+     * Lists this connection among the open ones (stat, JMX) until it closes; {@code role} client or accepted, the
+     * addresses as the socket reports them (a UCX connection's port numbers are the listener's and connection ids).
+     */
+    void track(String role, java.net.InetSocketAddress local, java.net.InetSocketAddress peer) {
+        tracked = org.sdp4j.ops.OpenConnections.opened("ucx", role, local, peer, () -> received, () -> sent,
+                remote ? "rdma" : "shm");
+    }
+
     /** What carries this connection, for the decision log. */
     String carrier() {
         return remote ? "UCX over RDMA across hosts (tls=" + RemoteUcx.transports() + ", rendezvous over rdmacm, "
@@ -323,6 +334,7 @@ final class UcxConnection {
                 break;
             }
         }
+        org.sdp4j.ops.OpenConnections.closed(tracked);
         signal();
         exit();
     }

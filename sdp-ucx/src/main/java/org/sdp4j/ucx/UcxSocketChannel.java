@@ -74,6 +74,7 @@ final class UcxSocketChannel extends SocketChannel
         this.conn = c;
         this.local = local;
         this.remote = remote;
+        c.track("accepted", local, remote);
     }
 
     // ---- TransportChannel / poller ----
@@ -232,6 +233,7 @@ final class UcxSocketChannel extends SocketChannel
                         InetAddress la = b != null && !b.getAddress().isAnyLocalAddress() ? b.getAddress()
                                 : isa.getAddress();
                         local = new InetSocketAddress(la, c.id);
+                        c.track("client", local, isa);
                         remote = isa;
                     }
                     completed = true;

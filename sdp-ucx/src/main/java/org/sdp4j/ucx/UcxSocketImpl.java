@@ -63,6 +63,7 @@ final class UcxSocketImpl extends SocketImpl {
             }
             conn = c;
         }
+        c.track("client", new InetSocketAddress(r.getAddress(), c.id), r);
         address = r.getAddress();
         port = r.getPort();
         localport = c.id;
@@ -76,6 +77,7 @@ final class UcxSocketImpl extends SocketImpl {
     /** Server side: {@code c} was accepted on the listener at {@code local}. */
     void accepted(UcxConnection c, InetAddress peer, int localPort) {
         conn = c;
+        c.track("accepted", new InetSocketAddress(peer, localPort), new InetSocketAddress(peer, c.peerId));
         address = peer;
         port = c.peerId;
         localport = localPort;

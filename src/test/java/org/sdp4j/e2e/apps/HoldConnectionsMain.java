@@ -10,8 +10,9 @@ import java.util.List;
 
 /**
  * Holds connections open for an operator's tools to look at: {@code HoldConnectionsMain REFUSED_PORT}. A listener
- * (decided by the rules: ucx in the test), two client connections to it, one connect to REFUSED_PORT that fails,
- * then {@code READY pid port} and a wait until stdin closes.
+ * (decided by the rules: ucx in the test), two client connections to it, each writing 1000 bytes that the
+ * accepted side reads, one connect to REFUSED_PORT that fails, then {@code READY pid port} and a wait until stdin
+ * closes.
  */
 public final class HoldConnectionsMain {
     private HoldConnectionsMain() {}
@@ -20,13 +21,16 @@ public final class HoldConnectionsMain {
         InetAddress lo = InetAddress.getByName("127.0.0.1");
         ServerSocket ss = new ServerSocket(0, 50, lo);
         List<Socket> held = new ArrayList<>();
+        java.util.concurrent.CountDownLatch read = new java.util.concurrent.CountDownLatch(2);
         Thread acceptor = new Thread(() -> {
             try {
                 while (true) {
                     Socket s = ss.accept();
+                    s.getInputStream().readNBytes(1000);
                     synchronized (held) {
                         held.add(s);
                     }
+                    read.countDown();
                 }
             } catch (IOException closed) {
                 // the listener closed at the end
@@ -35,7 +39,14 @@ public final class HoldConnectionsMain {
         acceptor.setDaemon(true);
         acceptor.start();
         for (int i = 0; i < 2; i++) {
-            held.add(new Socket(lo, ss.getLocalPort()));
+            Socket c = new Socket(lo, ss.getLocalPort());
+            c.getOutputStream().write(new byte[1000]);
+            synchronized (held) {
+                held.add(c);
+            }
+        }
+        if (!read.await(60, java.util.concurrent.TimeUnit.SECONDS)) {
+            System.out.println("ERROR the accepted side did not read");
         }
         try (Socket refused = new Socket()) {
             refused.connect(new InetSocketAddress(lo, Integer.parseInt(args[0])), 5_000);
