@@ -31,7 +31,9 @@
 #      RLIMIT_MEMLOCK on "use sdp" and falls back to TCP on "use both", never a hang or a crash
 #   m  the JCC workload on virtual threads through HikariCP on "use sdp" (native/vm-tests/pooled.sh; Temurin 25,
 #      parallelism 2, Derby's DRDA server, every row checked, every pooled connection on rsocket, JFR)
-#   (l and m are skipped when the agent jar is not built)
+#   n  `sdp4j-agent.jar stat` against a JVM holding four rsocket connections (native/vm-tests/stat.sh): one line
+#      each with its bytes and rule, text and JSON
+#   (l, m and n are skipped when the agent jar is not built)
 # Closing line: "N passed, M failed"; exit status 0 only when nothing failed.
 set -uo pipefail
 repo=$(cd "$(dirname "$0")/../.." && pwd)
@@ -340,7 +342,7 @@ rc=${PIPESTATUS[0]}
 record "k: virtual threads park ($(grep -Eo '[0-9]+ passed, [0-9]+ failed' "$out/virtual.log" | tail -1))" \
   "$rc" $(( $(date +%s) - t0 )) ""
 
-# ---- l, m: a resource limit reached; a JDBC pool on virtual threads (issue 13), both through the agent ----
+# ---- l, m, n: a resource limit reached; a JDBC pool on virtual threads (issue 13); stat (issue 21): through the agent ----
 if [ -f "$agent" ]; then
   log "l: RDMA resource limit: nobody with ulimit -l 64, 'use sdp' and 'use both' clients"
   t0=$(date +%s)
@@ -354,8 +356,14 @@ if [ -f "$agent" ]; then
   rc=${PIPESTATUS[0]}
   record "m: HikariCP + JCC on virtual threads over rsockets ($(grep -Eo '[0-9]+ passed, [0-9]+ failed' "$out/pooled-step.log" | tail -1))" \
     "$rc" $(( $(date +%s) - t0 )) ""
+  log "n: stat on rsockets: a JVM holding four connections, read through the Attach API"
+  t0=$(date +%s)
+  "$repo/native/vm-tests/stat.sh" 2>&1 | tee "$out/stat-step.log"
+  rc=${PIPESTATUS[0]}
+  record "n: stat lists rsocket connections with their bytes and rules ($(grep -Eo '[0-9]+ passed, [0-9]+ failed' "$out/stat-step.log" | tail -1))" \
+    "$rc" $(( $(date +%s) - t0 )) ""
 else
-  summary+=("SKIP  l-m: no $agent (build sdp-jdbc first)"); skipped=$((skipped + 2))
+  summary+=("SKIP  l-n: no $agent (build sdp-jdbc first)"); skipped=$((skipped + 3))
 fi
 
 # ---- summary ----

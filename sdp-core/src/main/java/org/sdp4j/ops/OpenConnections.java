@@ -13,7 +13,7 @@ import org.sdp4j.conf.Role;
 import org.sdp4j.transport.Router;
 
 /**
- * The open connections of the RDMA transports ({@code sdp}, {@code ucx}), one line each in {@code stat} and in the
+ * The open connections of the RDMA transports ({@code rsocket}, {@code ucx}), one line each in {@code stat} and in the
  * MBean {@code org.sdp4j:type=Connections}: as {@code ss} lists the kernel's sockets (which is where a {@code tcp}
  * connection stays: the JDK's own socket, never wrapped, so it costs nothing). A transport registers a connection
  * once it is connected or accepted and removes it on close; the byte counts are the connection's own counters, read

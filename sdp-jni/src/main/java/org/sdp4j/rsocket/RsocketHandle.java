@@ -155,7 +155,7 @@ final class RsocketHandle {
 
     /** Lists this connection among the open ones (stat, JMX) until it closes; {@code role} client or accepted. */
     void track(String role, java.net.InetSocketAddress local, java.net.InetSocketAddress remote) {
-        tracked = org.sdp4j.ops.OpenConnections.opened("sdp", role, local, remote, bytesIn::get, bytesOut::get,
+        tracked = org.sdp4j.ops.OpenConnections.opened("rsocket", role, local, remote, bytesIn::get, bytesOut::get,
                 "rsockets");
     }
 

@@ -9,7 +9,8 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * Holds connections open for an operator's tools to look at: {@code HoldConnectionsMain REFUSED_PORT}. A listener
+ * Holds connections open for an operator's tools to look at: {@code HoldConnectionsMain REFUSED_PORT [ADDRESS]}
+ * (ADDRESS: 127.0.0.1 unless given; the VM's stat step uses its RDMA address). A listener
  * (decided by the rules: ucx in the test), two client connections to it, each writing 1000 bytes that the
  * accepted side reads, one connect to REFUSED_PORT that fails, then {@code READY pid port} and a wait until stdin
  * closes.
@@ -18,7 +19,7 @@ public final class HoldConnectionsMain {
     private HoldConnectionsMain() {}
 
     public static void main(String[] args) throws Exception {
-        InetAddress lo = InetAddress.getByName("127.0.0.1");
+        InetAddress lo = InetAddress.getByName(args.length > 1 ? args[1] : "127.0.0.1");
         ServerSocket ss = new ServerSocket(0, 50, lo);
         List<Socket> held = new ArrayList<>();
         java.util.concurrent.CountDownLatch read = new java.util.concurrent.CountDownLatch(2);
