@@ -14,6 +14,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 import org.sdp4j.e2e.apps.HoldConnectionsMain;
+import org.sdp4j.e2e.apps.SlowPeerMain;
 
 /**
  * What an operator sees of a running JVM with the agent (issue 21): {@code stat} in text and JSON, read through
@@ -78,6 +79,45 @@ class OperationsTest {
         assertEquals(2, count(events, "org.sdp4j.Connect \\{\\s+startTime = [^\\n]+\\s+address = \"127.0.0.1:\\d+\"\\s+"
                 + "rule = \"line 3\"\\s+family = \"ucx\"\\s+transport = \"ucx\""), events);
         assertTrue(count(events, "org.sdp4j.Accept \\{") >= 2, events);
+    }
+
+    /**
+     * JFR's socket events on ucx: a java.net Socket over sdp4j's SocketImpl gets the JDK's own jdk.SocketRead (the
+     * JDK records it in java.net.Socket, whatever the impl); sdp4j's channels, which are not the JDK's NIO classes,
+     * record org.sdp4j.SocketRead and SocketWrite with the same fields. Thresholds 0 here; 20 ms by default.
+     */
+    @Test
+    void readsThatWaitAreJfrEventsOnBothApis() throws Exception {
+        Path conf = E2e.conf(dir, "io.conf", "use ucx server * *:*", "use ucx client * *:*");
+        Path jfc = dir.resolve("io.jfc");
+        Files.writeString(jfc, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<configuration version=\"2.0\">\n"
+                + event("jdk.SocketRead") + event("org.sdp4j.SocketRead") + event("org.sdp4j.SocketWrite")
+                + "</configuration>\n");
+        Path jfr = dir.resolve("io.jfr");
+        JvmResult r = JvmLauncher.main("ops-io", SlowPeerMain.class)
+                .jvmArg("-XX:StartFlightRecording=filename=" + jfr + ",settings=" + jfc).agent("conf=" + conf).run()
+                .assertExit(0);
+        Matcher done = Pattern.compile("DONE (\\d+) (\\d+)").matcher(r.stdout());
+        assertTrue(done.find(), r.describe());
+        Path jfrTool = Path.of(System.getProperty("java.home"), "bin", "jfr");
+        Process print = new ProcessBuilder(jfrTool.toString(), "print", "--events",
+                "jdk.SocketRead,org.sdp4j.SocketRead,org.sdp4j.SocketWrite", jfr.toString()).redirectErrorStream(true)
+                .start();
+        String events = new String(print.getInputStream().readAllBytes());
+        assertTrue(print.waitFor(60, TimeUnit.SECONDS));
+        // the channel's 200 ms wait for the peer's 64 bytes, on ucx, from the channel's class
+        assertTrue(count(events, "org.sdp4j.SocketRead \\{[^}]*duration = [1-9]\\d\\d ms[^}]*transport = \"ucx\""
+                + "[^}]*bytes = 64\\s[^}]*eventThread = \"main\"") >= 1, events);
+        assertTrue(count(events, "org.sdp4j.SocketWrite \\{[^}]*transport = \"ucx\"[^}]*bytes = 64\\s[^}]*"
+                + "eventThread = \"main\"") >= 1, events);
+        // the java.net read: the JDK's own event (the channel's read is not one of them: sdp4j's channel class)
+        assertTrue(count(events, "jdk.SocketRead \\{[^}]*duration = [1-9]\\d\\d ms[^}]*bytesRead = 64 bytes[^}]*"
+                + "eventThread = \"main\"") >= 1, events);
+    }
+
+    private static String event(String name) {
+        return "  <event name=\"" + name + "\"><setting name=\"enabled\">true</setting>"
+                + "<setting name=\"threshold\">0 ms</setting><setting name=\"stackTrace\">false</setting></event>\n";
     }
 
     private static int count(String s, String regex) {

@@ -42,8 +42,50 @@ public final class Jfr {
         Events.accepted(address, transport);
     }
 
+    /**
+     * Begins timing a channel read ({@code read} true) or write: a begun event while a recording takes it, else
+     * null, so that the data path allocates nothing when nobody records. End it with {@link #ioEnd}.
+     */
+    public static Object ioBegin(boolean read) {
+        return AVAILABLE ? Events.ioBegin(read) : null;
+    }
+
+    /** Ends what {@link #ioBegin} began: committed when it took the threshold; {@code bytes} -1 at end of stream. */
+    public static void ioEnd(Object event, String transport, java.net.InetSocketAddress remote, long bytes) {
+        if (event != null) {
+            Events.ioEnd(event, transport, remote, bytes);
+        }
+    }
+
     /** The part that links jdk.jfr: loaded only when it is there. */
     private static final class Events {
+        private static final SocketReadEvent READ = new SocketReadEvent();
+        private static final SocketWriteEvent WRITE = new SocketWriteEvent();
+
+        static Object ioBegin(boolean read) {
+            if (!(read ? READ : WRITE).isEnabled()) {
+                return null;
+            }
+            SocketIoEvent e = read ? new SocketReadEvent() : new SocketWriteEvent();
+            e.begin();
+            return e;
+        }
+
+        static void ioEnd(Object event, String transport, java.net.InetSocketAddress remote, long bytes) {
+            SocketIoEvent e = (SocketIoEvent) event;
+            e.end();
+            if (e.shouldCommit()) {
+                e.transport = transport;
+                if (remote != null) {
+                    e.host = remote.getHostString();
+                    e.address = remote.getAddress() == null ? "" : remote.getAddress().getHostAddress();
+                    e.port = remote.getPort();
+                }
+                e.bytes = bytes;
+                e.commit();
+            }
+        }
+
         private static final ConnectEvent CONNECT = new ConnectEvent();
         private static final AcceptEvent ACCEPT = new AcceptEvent();
         private static final FallbackEvent FALLBACK = new FallbackEvent();

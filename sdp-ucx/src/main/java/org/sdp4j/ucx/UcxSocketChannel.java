@@ -307,6 +307,20 @@ final class UcxSocketChannel extends SocketChannel
     /** Blocking mode waits at most {@code timeoutMillis} (0: no limit): the socket adaptor's SO_TIMEOUT. */
     @Override
     public long read(ByteBuffer[] dsts, int offset, int length, int timeoutMillis) throws IOException {
+        Object ev = org.sdp4j.ops.Jfr.ioBegin(true);
+        if (ev == null) {
+            return readImpl(dsts, offset, length, timeoutMillis);
+        }
+        long n = 0;
+        try {
+            n = readImpl(dsts, offset, length, timeoutMillis);
+            return n;
+        } finally {
+            org.sdp4j.ops.Jfr.ioEnd(ev, "ucx", remote, n);
+        }
+    }
+
+    private long readImpl(ByteBuffer[] dsts, int offset, int length, int timeoutMillis) throws IOException {
         for (int i = offset; i < offset + length; i++) {
             if (dsts[i].isReadOnly()) {
                 throw new IllegalArgumentException("Read-only buffer");
@@ -351,6 +365,20 @@ final class UcxSocketChannel extends SocketChannel
     @Override
     public long write(ByteBuffer[] srcs, int offset, int length) throws IOException {
         Objects.checkFromIndexSize(offset, length, srcs.length);
+        Object ev = org.sdp4j.ops.Jfr.ioBegin(false);
+        if (ev == null) {
+            return writeImpl(srcs, offset, length);
+        }
+        long n = 0;
+        try {
+            n = writeImpl(srcs, offset, length);
+            return n;
+        } finally {
+            org.sdp4j.ops.Jfr.ioEnd(ev, "ucx", remote, n);
+        }
+    }
+
+    private long writeImpl(ByteBuffer[] srcs, int offset, int length) throws IOException {
         writeLock.lock();
         try {
             UcxConnection c = connected();
