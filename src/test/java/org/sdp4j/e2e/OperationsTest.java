@@ -29,7 +29,7 @@ class OperationsTest {
     void statShowsTheTransportsTheRulesAndTheErrorsOfAnotherJvm() throws Exception {
         int refused = E2e.freePort();
         Path conf = E2e.conf(dir, "ops.conf",
-                "use tcp client * 127.0.0.1:" + refused,
+                "use ucx client * 127.0.0.1:" + refused, // no listener at all: ucx fails, then TCP is refused
                 "use ucx server * *:*",
                 "use ucx client * *:*");
         Path jfr = dir.resolve("ops.jfr");
@@ -55,6 +55,9 @@ class OperationsTest {
                     + " +127\\.0\\.0\\.1:\\d+ +" + Pattern.quote(conf + ":2") + " +\\S+ +1000 +0  shm$"), out);
             assertTrue(out.contains("last error on tcp: java.net.ConnectException"), out);
             assertTrue(out.contains("rule " + conf + ":2: use ucx server * *:*"), out);
+            // the failed ucx attempt sends that destination to TCP for a while: the negative cache
+            assertTrue(Pattern.compile("(?m)^  on tcp for now \\(negative cache\\): 127\\.0\\.0\\.1:" + refused
+                    + "  retry in \\d+ ms  ucx connect failed: ").matcher(out).find(), out);
 
             JvmResult json = JvmLauncher.jar("ops-stat-json", AgentJar.path()).args("stat", "--json").run()
                     .assertExit(0);
@@ -62,6 +65,7 @@ class OperationsTest {
             assertTrue(j.trim().startsWith("[") && j.contains("\"pid\":" + pid), j);
             assertTrue(j.contains("{\"name\":\"ucx\",\"connects\":2,\"accepts\":2,\"listens\":2,"), j);
             assertTrue(j.contains("\"open\":4,\"bytesIn\":2000,\"bytesOut\":2000,"), j);
+            assertTrue(j.contains("\"negativeCache\":[\"127.0.0.1:" + refused + "  retry in "), j);
             assertEquals(2, count(j, "\\{\"transport\":\"ucx\",\"role\":\"client\",[^}]*\"bytesIn\":0,"
                     + "\"bytesOut\":1000,\"via\":\"shm\"\\}"), j);
 

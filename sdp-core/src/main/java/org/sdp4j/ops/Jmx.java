@@ -87,6 +87,8 @@ public final class Jmx {
             return l.toArray(String[]::new);
         });
         a.put("Unseen", () -> Counters.bypassed().toArray(String[]::new));
+        a.put("NegativeCache", () -> router.get() == null ? new String[0]
+                : router.get().recentFailures().toArray(String[]::new));
         register("type=Rules", "sdp4j rules in force", a);
     }
 

@@ -48,6 +48,24 @@ final class NegativeCache {
         failures.remove(destination);
     }
 
+    /** The destinations an attempt is not due for yet: "host:port  retry in N ms  reason", soonest retry first. */
+    java.util.List<String> describe() {
+        long now = System.nanoTime();
+        java.util.List<java.util.Map.Entry<InetSocketAddress, Failure>> l = new java.util.ArrayList<>();
+        for (java.util.Map.Entry<InetSocketAddress, Failure> e : failures.entrySet()) {
+            if (now - e.getValue().atNanos() < retryNanos) {
+                l.add(e);
+            }
+        }
+        l.sort(java.util.Comparator.comparingLong(e -> e.getValue().atNanos()));
+        java.util.List<String> out = new java.util.ArrayList<>();
+        for (java.util.Map.Entry<InetSocketAddress, Failure> e : l) {
+            long left = (retryNanos - (now - e.getValue().atNanos())) / 1_000_000L;
+            out.add(Router.hostPort(e.getKey()) + "  retry in " + left + " ms  " + e.getValue().reason());
+        }
+        return out;
+    }
+
     long retryMillis() {
         return retryNanos / 1_000_000L;
     }

@@ -129,6 +129,11 @@ public final class Router {
 
     public RuleSet rules() { return rules; }
     public ProgramIdentity program() { return program; }
+
+    /** The negative cache (stat, JMX): each destination a failed RDMA attempt sends to TCP for now, and why. */
+    public java.util.List<String> recentFailures() {
+        return failed.describe();
+    }
     public Settings settings() { return settings; }
 
     /** The rule decision alone, as {@code check} prints it. */

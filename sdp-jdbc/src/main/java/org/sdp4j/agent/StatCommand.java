@@ -110,7 +110,8 @@ final class StatCommand {
                     b.append(",\"program\":").append(quote((String) s.getAttribute(rulesName, "Program")))
                             .append(",\"config\":").append(quote((String) s.getAttribute(rulesName, "Source")))
                             .append(",\"rules\":").append(array((String[]) s.getAttribute(rulesName, "Rules")))
-                            .append(",\"unseen\":").append(array((String[]) s.getAttribute(rulesName, "Unseen")));
+                            .append(",\"unseen\":").append(array((String[]) s.getAttribute(rulesName, "Unseen")))
+                            .append(",\"negativeCache\":").append(array(negativeCache(s, rulesName)));
                 }
                 b.append(",\"transports\":[");
                 boolean first = true;
@@ -177,8 +178,20 @@ final class StatCommand {
                 for (String u : (String[]) s.getAttribute(rulesName, "Unseen")) {
                     b.append("  WARNING sockets sdp4j cannot see: ").append(u).append('\n');
                 }
+                for (String f : negativeCache(s, rulesName)) {
+                    b.append("  on tcp for now (negative cache): ").append(f).append('\n');
+                }
             }
             return b.toString();
+        }
+    }
+
+    /** The Rules MBean's NegativeCache; empty from an agent that does not have it yet. */
+    private static String[] negativeCache(MBeanServerConnection s, ObjectName rules) throws Exception {
+        try {
+            return (String[]) s.getAttribute(rules, "NegativeCache");
+        } catch (javax.management.AttributeNotFoundException e) {
+            return new String[0];
         }
     }
 
