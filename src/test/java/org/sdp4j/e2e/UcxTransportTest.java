@@ -169,10 +169,9 @@ class UcxTransportTest {
                 assertTrue(e.find(), survivorAction + " must fail with an IOException, got:\n" + alive.stdout()
                         + alive.stderr());
                 long after = Long.parseLong(e.group(1)) - killedAt;
-                // how soon is a measurement, not a test's claim (issue 19): printed; the bound only says "no hang"
+                // how soon is a measurement, not a test's claim (issue 19): printed; the survivor's bounded waitFor
+                // above is what says "no hang"
                 System.out.println("UcxTransportTest: the survivor's " + survivorAction + " failed " + after
-                        + " ms after the kill: " + e.group(2));
-                assertTrue(after < TimeUnit.SECONDS.toMillis(20), "the IOException came " + after
                         + " ms after the kill: " + e.group(2));
                 assertTrue(alive.stderr().contains("transport=ucx"), "the stream ran on UCX\n" + alive.stderr());
             }
