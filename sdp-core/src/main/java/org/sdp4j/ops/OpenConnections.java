@@ -108,10 +108,6 @@ public final class OpenConnections {
     }
 
     private static String hostPort(InetSocketAddress a) {
-        if (a == null) {
-            return "-";
-        }
-        String h = a.getAddress() == null ? a.getHostString() : a.getAddress().getHostAddress();
-        return (h.indexOf(':') >= 0 ? "[" + h + "]" : h) + ":" + a.getPort();
+        return a == null ? "-" : Router.hostPort(a);
     }
 }

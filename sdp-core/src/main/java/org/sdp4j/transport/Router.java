@@ -316,7 +316,8 @@ public final class Router {
         return m.isDefault() ? "the default (no rule matched)" : m.rule().toString();
     }
 
-    static String hostPort(InetSocketAddress a) {
+    /** host:port as the decision log writes it (an IPv6 address in brackets). */
+    public static String hostPort(InetSocketAddress a) {
         String host = a.getAddress() != null ? a.getAddress().getHostAddress() : a.getHostString();
         return (host.indexOf(':') >= 0 ? "[" + host + "]" : host) + ":" + a.getPort();
     }

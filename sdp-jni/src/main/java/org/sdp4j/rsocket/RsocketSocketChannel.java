@@ -394,14 +394,10 @@ final class RsocketSocketChannel extends SocketChannel implements TransportChann
     /** Reads with a timeout in blocking mode (0 = none): the socket adaptor's SO_TIMEOUT. */
     @Override
     public long read(ByteBuffer[] dsts, int offset, int length, int timeoutMillis) throws IOException {
-        Object ev = org.sdp4j.ops.Jfr.ioBegin(true);
-        if (ev == null) {
-            return readImpl(dsts, offset, length, timeoutMillis);
-        }
+        Object ev = org.sdp4j.ops.Jfr.ioBegin(true); // null unless a recording takes it: ioEnd then does nothing
         long n = 0;
         try {
-            n = readImpl(dsts, offset, length, timeoutMillis);
-            return n;
+            return n = readImpl(dsts, offset, length, timeoutMillis);
         } finally {
             org.sdp4j.ops.Jfr.ioEnd(ev, "rsocket", remote, n);
         }
@@ -513,13 +509,9 @@ final class RsocketSocketChannel extends SocketChannel implements TransportChann
     public long write(ByteBuffer[] srcs, int offset, int length) throws IOException {
         Objects.checkFromIndexSize(offset, length, srcs.length);
         Object ev = org.sdp4j.ops.Jfr.ioBegin(false);
-        if (ev == null) {
-            return writeImpl(srcs, offset, length);
-        }
         long n = 0;
         try {
-            n = writeImpl(srcs, offset, length);
-            return n;
+            return n = writeImpl(srcs, offset, length);
         } finally {
             org.sdp4j.ops.Jfr.ioEnd(ev, "rsocket", remote, n);
         }

@@ -307,14 +307,10 @@ final class UcxSocketChannel extends SocketChannel
     /** Blocking mode waits at most {@code timeoutMillis} (0: no limit): the socket adaptor's SO_TIMEOUT. */
     @Override
     public long read(ByteBuffer[] dsts, int offset, int length, int timeoutMillis) throws IOException {
-        Object ev = org.sdp4j.ops.Jfr.ioBegin(true);
-        if (ev == null) {
-            return readImpl(dsts, offset, length, timeoutMillis);
-        }
+        Object ev = org.sdp4j.ops.Jfr.ioBegin(true); // null unless a recording takes it: ioEnd then does nothing
         long n = 0;
         try {
-            n = readImpl(dsts, offset, length, timeoutMillis);
-            return n;
+            return n = readImpl(dsts, offset, length, timeoutMillis);
         } finally {
             org.sdp4j.ops.Jfr.ioEnd(ev, "ucx", remote, n);
         }
@@ -366,13 +362,9 @@ final class UcxSocketChannel extends SocketChannel
     public long write(ByteBuffer[] srcs, int offset, int length) throws IOException {
         Objects.checkFromIndexSize(offset, length, srcs.length);
         Object ev = org.sdp4j.ops.Jfr.ioBegin(false);
-        if (ev == null) {
-            return writeImpl(srcs, offset, length);
-        }
         long n = 0;
         try {
-            n = writeImpl(srcs, offset, length);
-            return n;
+            return n = writeImpl(srcs, offset, length);
         } finally {
             org.sdp4j.ops.Jfr.ioEnd(ev, "ucx", remote, n);
         }
