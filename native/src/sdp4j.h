@@ -23,6 +23,7 @@
 
 struct sdp4j_rdmacm {
 	int loaded;
+	void *handle; /* for the optional entry points looked up later (sdp4j_svc.c's sink) */
 #define SDP4J_FP(f) __typeof__(f) *f;
 	SDP4J_RDMACM_FUNCS(SDP4J_FP)
 #undef SDP4J_FP

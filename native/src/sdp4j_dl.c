@@ -53,6 +53,7 @@ int sdp4j_dl_open(const char *name)
 #undef SDP4J_SYM
 	/* Never dlclose'd from here on: librdmacm starts threads and keeps global state. */
 	t.loaded = 1;
+	t.handle = h;
 	R = t;
 	dl_err[0] = '\0';
 	ret = 0;

@@ -184,7 +184,7 @@ static void check_validation(void)
 	{
 		jintArray st = OK(Java_org_sdp4j_rsocket_Native_serviceState(env, C));
 
-		CHECK(st && (*env)->GetArrayLength(env, st) == 5, "serviceState: 5 values");
+		CHECK(st && (*env)->GetArrayLength(env, st) == 6, "serviceState: 6 values");
 		fj_free(st);
 	}
 	THROWS(SDP4J_IAE, "4 or 16 bytes, not 5", Java_org_sdp4j_rsocket_Native_connect(env, C, OPEN, a5, 0, 1));

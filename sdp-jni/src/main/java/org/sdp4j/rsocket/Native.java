@@ -44,7 +44,10 @@ final class Native {
      */
     static native void serviceSlots(int connections, int listeners);
 
-    /** [affected by that bug (1/0, -1 not known yet), connection slots used, their limit, listener slots used, limit]. */
+    /**
+     * [affected by that bug (1/0, -1 not known yet), connection slots used, their limit, listener slots used, limit,
+     * connect cycles that joined against sdp4j's silent listener (the sink)].
+     */
     static native int[] serviceState();
 
     /** A new non-blocking stream rsocket. */
