@@ -18,6 +18,7 @@
 #   mariadb-preload MariaDB 10.11 (Debian) on b under LD_PRELOAD="libaccept4shim.so librspreload.so", MariaDB
 #                   Connector/J on a on 'use sdp': ROWS INSERTs, SELECT, every row checked (native/README.md: why
 #                   the shim, why not PostgreSQL)
+#   mariadb-factory the same server; on a, Connector/J through org.sdp4j.jdbc.SdpSocketFactory: no agent, no flag
 #   pg-preload      (not in the default list) PostgreSQL (Debian) on b under librspreload: FAILS, printing why
 #   ucx             java.net echo a->b on 'use ucx' both ends: UCX over RDMA across the wire (the cross-host
 #                   rendezvous on RDMA-CM's port space, the TCP connection carrying only the upgrade and end-of-stream)
@@ -49,7 +50,7 @@ jvm=(-XX:+UseSerialGC -XX:TieredStopAtLevel=1 -Xshare:auto -Djava.net.preferIPv4
 rows=${SDP4J_2H_ROWS:-4000}
 # the fallback steps prove "TCP carried it, nothing lost"; fewer rows keep the suite within its time budget
 fallback_rows=${SDP4J_2H_FALLBACK_ROWS:-1000}
-STEPS=(wire echo-net echo-nio jcc-sdp jcc-both-tcp mariadb-preload ucx jcc-both-norxe)
+STEPS=(wire echo-net echo-nio jcc-sdp jcc-both-tcp mariadb-preload mariadb-factory ucx jcc-both-norxe)
 [ -n "${SDP4J_2H_STEPS:-}" ] && read -r -a STEPS <<< "$SDP4J_2H_STEPS"
 hw=/sys/class/infiniband/rxe0/ports/1/hw_counters
 
@@ -471,6 +472,25 @@ check_mariadb_preload() {
   grep 'Connect' $mdbdir/general.log
   [ "$(grep -c "Connect.*@$A .*using TCP/IP" $mdbdir/general.log)" = 2 ] ||
     { echo "mariadbd's general log does not show two connections from $A"; return 3; }
+}
+# mariadb-factory: the same server on b; on a, MariaDB Connector/J through org.sdp4j.jdbc.SdpSocketFactory (issue
+# 22): no agent and no flag, sdp4j-agent.jar on the class path, 'use sdp' in -Dsdp4j.jdbc.rules
+expect_mariadb_factory="--rdma 3306"
+serve_mariadb_factory() { serve_mariadb_preload; }
+stop_mariadb_factory() { stop_mariadb; }
+check_mariadb_factory() { check_mariadb_preload; }
+client_mariadb_factory() {
+  timeout 900 "$java" "${jvm[@]}" "-Dsdp4j.jdbc.rules=log min-level 7 destination stderr; use sdp client * $B:3306; use tcp client * *:*" \
+    -cp "$tc:$agent:$vmlib/mariadb.jar" org.sdp4j.rsocket.TwoHostJdbc client "jdbc:mariadb://$B:3306/sdp4j" "$rows" 2 \
+    user=root createDatabaseIfNotExist=true connectTimeout=60000 socketTimeout=300000 \
+    socketFactory=org.sdp4j.jdbc.SdpSocketFactory > "$out/$step-client.log" 2>&1
+  local rc=$?
+  cat "$out/$step-client.log"
+  [ $rc = 0 ] && grep -q 'every row checked' "$out/$step-client.log" && grep -q DROPPED "$out/$step-client.log" ||
+    return 1
+  [ "$(grep -c "client $B:3306 .*family=sdp transport=rsocket" "$out/$step-client.log")" = 2 ] ||
+    { echo "the client's decision log does not show two connections with transport=rsocket"; return 3; }
+  ! grep -q WARNING "$out/$step-client.log" || { echo "the JVM printed a warning"; return 3; }
 }
 # runuser may return before mariadbd has finished: mariadbd itself (its pid file) is waited for, bounded, then killed;
 # a mariadbd left behind holds rxe0, and the last step's 'rdma link delete' then blocks for ever in the kernel.

@@ -80,6 +80,12 @@ public final class JvmLauncher {
         return agent(b.toString());
     }
 
+    /** Replaces the child's class path (default: {@link ChildClassPath}, which holds no sdp4j class). */
+    public JvmLauncher classPath(String cp) {
+        this.classPath = cp;
+        return this;
+    }
+
     public JvmLauncher jvmArg(String... a) {
         Collections.addAll(jvmArgs, a);
         return this;

@@ -36,14 +36,39 @@ class NioSelectorMixTest {
                 .collect(Collectors.toList());
     }
 
-    void runWith(String family) {
-        Path conf = E2e.conf(dir, family + ".conf",
+    static Path conf(String family) {
+        return E2e.conf(dir, family + ".conf",
                 "log min-level 7 destination stderr",
                 "use " + family + " server * 127.0.0.1:*",
                 "use " + family + " client * 127.0.0.1:*",
                 "use sdp client * *:*",
                 "use sdp server * *:*");
-        JvmResult r = JvmLauncher.main("selector-" + family, SelectorMixMain.class).agent("conf=" + conf).run();
+    }
+
+    void runWith(String family) {
+        Path conf = conf(family);
+        check(family, JvmLauncher.main("selector-" + family, SelectorMixMain.class).agent("conf=" + conf).run());
+    }
+
+    /**
+     * Without the agent: the provider named in the system property, the jar on the class path, and of the JDK flags
+     * only the one the README says NIO always needs; without it the JVM says which flag is missing.
+     */
+    @Test
+    void providerProperty() {
+        Path conf = conf("both");
+        String cp = ChildClassPath.get() + java.io.File.pathSeparator + AgentJar.path();
+        JvmLauncher l = JvmLauncher.main("selector-property", SelectorMixMain.class).classPath(cp)
+                .jvmArg("-Djava.nio.channels.spi.SelectorProvider=org.sdp4j.nio.SdpSelectorProvider",
+                        "-Dsdp4j.conf=" + conf);
+        JvmResult missing = l.run();
+        assertTrue(missing.exitCode() != 0, "no NIO without sun.nio.ch exported" + missing.describe());
+        assertTrue(missing.stderr().contains("--add-exports java.base/sun.nio.ch=ALL-UNNAMED"),
+                "the failure names the flag" + missing.describe());
+        check("both", l.jvmArg("--add-exports", "java.base/sun.nio.ch=ALL-UNNAMED").run());
+    }
+
+    void check(String family, JvmResult r) {
         r.assertExit(0);
         assertEquals(comparable(baseline), comparable(r), "same observations as without the agent" + r.describe());
         int port = Integer.parseInt(E2e.value(r, "PORT "));

@@ -181,8 +181,18 @@ public final class JdkNio {
         }
     }
 
-    /** The JDK's default provider; throws with the reason and the fix when it cannot be reached. */
+    /**
+     * The JDK's default provider; throws with the reason and the fix when it cannot be reached. Without access to
+     * {@code sun.nio.ch} (the JDBC socket factory: no flags), and when no provider was named in the system property,
+     * {@link SelectorProvider#provider()} is the JDK's own, unless it is sdp4j's (a provider found as a service).
+     */
     public static SelectorProvider defaultProvider() {
+        if (Holder.DEFAULT == null && System.getProperty("java.nio.channels.spi.SelectorProvider") == null) {
+            SelectorProvider p = SelectorProvider.provider();
+            if (!p.getClass().getName().startsWith("org.sdp4j.")) {
+                return p;
+            }
+        }
         if (Holder.DEFAULT == null) {
             throw new IllegalStateException("sdp4j cannot reach the JDK's default SelectorProvider ("
                     + Holder.FAILURE + "); use -javaagent:sdp4j-agent.jar, or add"
