@@ -15,7 +15,7 @@ import org.openucx.jucx.ucp.UcpWorkerParams;
  * transport is left out on purpose, so a stream that crosses a wire over "UCX" is RDMA (on soft-RoCE: RoCEv2 frames,
  * UDP 4791) or is not UCX at all (TCP through the ordinary fallback). {@code ud_verbs} is left out too: the
  * endpoints are made through RDMA-CM, which wires RC up without UD, and UCX's UD endpoints over rxe between two
- * guests died with "UD endpoint ...: unhandled timeout error" (ucx_perftest, FEASIBILITY.md), which is fatal
+ * guests died with "UD endpoint ...: unhandled timeout error" (ucx_perftest, docs/feasibility.md), which is fatal
  * (abort) in UCX. Its connection manager is
  * {@code rdmacm} only ({@code SOCKADDR_TLS_PRIORITY=rdmacm}): UCX's {@code tcp} CM would bind a kernel TCP port,
  * the application's; RDMA-CM's port space ({@code RDMA_PS_TCP}) is separate, so the rendezvous listener takes the
