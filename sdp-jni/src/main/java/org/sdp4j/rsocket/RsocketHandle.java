@@ -1,7 +1,9 @@
 package org.sdp4j.rsocket;
 
 import java.io.IOException;
+import java.net.InetSocketAddress;
 import java.net.SocketTimeoutException;
+import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -13,6 +15,10 @@ import org.sdp4j.transport.Poller;
  * operations count themselves in ({@link #enter}) and out ({@link #exit}); {@link #close} marks the handle closing
  * and wakes every waiter (the eventfd, and the selectors polling the rsocket); whoever leaves last rcloses, so
  * librdmacm never sees a descriptor freed under a running call (rpoll included).
+ *
+ * <p>The data path of both ({@link #read}, {@link #write}, {@link #shutdownInput}, {@link #shutdownOutput}) lives
+ * here once: the SocketImpl and the channel check their own state, then call in and turn the outcome codes
+ * ({@link #TIMED_OUT}, {@link #CLOSED_WAITING}, {@link #INTERRUPTED_WAITING}) into their own exceptions.
  *
  * <p>Waiting ({@link #await}): busy-poll first when asked (on a virtual thread for at most
  * {@link RsocketParker#VIRTUAL_SPIN_MAX_MICROS}), then rpoll on the rsocket and the eventfd on a platform thread
@@ -46,6 +52,13 @@ final class RsocketHandle {
     final java.util.concurrent.atomic.AtomicLong bytesIn = new java.util.concurrent.atomic.AtomicLong(),
             bytesOut = new java.util.concurrent.atomic.AtomicLong();
     private volatile org.sdp4j.ops.OpenConnections.Entry tracked;
+    /** Local shutdowns: a read after SHUT_RD is end of stream; writes after SHUT_WR are refused by the callers. */
+    private volatile boolean inputShutdown, outputShutdown;
+
+    /** {@link #read}/{@link #write} outcomes besides bytes and end of stream, for the caller to throw its own way. */
+    static final long TIMED_OUT = -1001, CLOSED_WAITING = -1002, INTERRUPTED_WAITING = -1003;
+    /** {@link #afterNothingRead}/{@link #afterNothingWritten}: try the call again. */
+    private static final long AGAIN = -1000;
 
     private RsocketHandle(int rfd, int efd) {
         this.rfd = rfd;
@@ -302,16 +315,26 @@ final class RsocketHandle {
     }
 
     /**
-     * Waits for the pending rconnect of fd (counted in) and finishes it (Native.finishConnect throws how it failed):
-     * 0 when connected, {@link #CLOSED} or {@link #INTERRUPTED}; SocketTimeoutException(timeoutMessage) once the
-     * deadline passed.
+     * rconnect of fd (counted in) to d: true when it completed at once, false while it is pending (then
+     * {@link #awaitConnect} waits for it, or a selector for POLLOUT).
      */
-    int awaitConnect(int fd, Deadline deadline, byte[] addr, int scope, int port, String timeoutMessage,
-            int busyPollMicros) throws IOException {
+    boolean connect(int fd, RsocketAddresses.Destination d) throws IOException {
+        return Native.connect(fd, d.bytes(), d.scope(), d.port());
+    }
+
+    /**
+     * Waits for the pending rconnect of fd (counted in) and finishes it (Native.finishConnect throws how it failed):
+     * 0 when connected, {@link #CLOSED} or {@link #INTERRUPTED}; SocketTimeoutException naming the destination once
+     * the deadline passed.
+     */
+    int awaitConnect(int fd, RsocketAddresses.Destination d, int timeoutMillis, int busyPollMicros)
+            throws IOException {
+        Deadline deadline = Deadline.afterMillis(timeoutMillis);
         for (;;) {
             int wait = deadline.pollMillis();
             if (wait == 0) {
-                throw new SocketTimeoutException(timeoutMessage);
+                throw new SocketTimeoutException("rconnect " + d + ": connect timed out after " + timeoutMillis
+                        + " ms");
             }
             int r = await(fd, Native.POLLOUT, wait, busyPollMicros);
             if ((r & RsocketParker.INTERRUPTED) != 0) {
@@ -322,10 +345,22 @@ final class RsocketHandle {
             }
             r &= ~Native.WOKEN; // a shutdownInput's signal meant for a reader
             if (r != 0) {
-                Native.finishConnect(fd, r, addr, scope, port);
+                finishConnect(fd, r, d);
                 return 0;
             }
         }
+    }
+
+    /** Completes a pending rconnect that polled ready with revents r; throws how it failed. */
+    void finishConnect(int fd, int r, RsocketAddresses.Destination d) throws IOException {
+        Native.finishConnect(fd, r, d.bytes(), d.scope(), d.port());
+    }
+
+    /** After the connect completed: the local address, and the connection listed for stat as a client's. */
+    InetSocketAddress connected(int fd, RsocketAddresses.Destination d) throws IOException {
+        InetSocketAddress me = RsocketAddresses.local(fd);
+        track("client", me, d.socketAddress());
+        return me;
     }
 
     /**
@@ -364,5 +399,172 @@ final class RsocketHandle {
             }
         }
         return nfd;
+    }
+
+    // ---- the data path, shared by RsocketSocketImpl and RsocketSocketChannel (the caller is counted in) ----
+
+    boolean isInputShutdown() {
+        return inputShutdown;
+    }
+
+    boolean isOutputShutdown() {
+        return outputShutdown;
+    }
+
+    /** SHUT_RD once; a reader already waiting wakes and sees the end of the stream, as with TCP. */
+    void shutdownInput(int fd) throws IOException {
+        if (!inputShutdown) {
+            Native.shutdown(fd, Native.SHUT_RD);
+            inputShutdown = true;
+            wakeReader(); // rsockets gives no event for a local SHUT_RD
+        }
+    }
+
+    void shutdownOutput(int fd) throws IOException {
+        if (!outputShutdown) {
+            Native.shutdown(fd, Native.SHUT_WR);
+            outputShutdown = true;
+        }
+    }
+
+    /** What may be read without waiting, 0 after a local SHUT_RD. */
+    int available(int fd) throws IOException {
+        return inputShutdown ? 0 : Native.available(fd);
+    }
+
+    /**
+     * Reads into the array: the bytes read (counted for stat), -1 at the end of the stream (the peer's, a local
+     * shutdownInput's, or a disconnect librdmacm left unread), 0 when nothing was there and {@code wait} is false,
+     * or {@link #TIMED_OUT}, {@link #CLOSED_WAITING}, {@link #INTERRUPTED_WAITING}. One copy: the array is handed to
+     * rrecv in a JNI critical region.
+     */
+    long read(int fd, byte[] b, int off, int len, boolean wait, Deadline deadline, int busyPollMicros)
+            throws IOException {
+        for (;;) {
+            if (inputShutdown) {
+                return -1;
+            }
+            int n = Native.read(fd, b, off, len);
+            if (n != Native.UNAVAILABLE) {
+                return countIn(n);
+            }
+            long w = afterNothingRead(fd, wait, deadline, busyPollMicros);
+            if (w != AGAIN) {
+                return w;
+            }
+        }
+    }
+
+    /** The same into buffers (scattering): a heap buffer's array as is, a direct buffer by address. */
+    long read(int fd, ByteBuffer[] dsts, int offset, int length, boolean wait, Deadline deadline, int busyPollMicros)
+            throws IOException {
+        for (;;) {
+            if (inputShutdown) {
+                return -1;
+            }
+            long n = RsocketBuffers.read(fd, dsts, offset, length);
+            if (n != Native.UNAVAILABLE) {
+                return countIn(n);
+            }
+            long w = afterNothingRead(fd, wait, deadline, busyPollMicros);
+            if (w != AGAIN) {
+                return w;
+            }
+        }
+    }
+
+    private long countIn(long n) {
+        if (n > 0) {
+            bytesIn.addAndGet(n);
+        }
+        return n; // > 0, or end of stream (-1)
+    }
+
+    /** Nothing was there: {@link #AGAIN} once data may be, else what the read returns. */
+    private long afterNothingRead(int fd, boolean wait, Deadline deadline, int busyPollMicros) throws IOException {
+        if (!wait) {
+            return 0;
+        }
+        int ms = deadline.pollMillis();
+        if (ms == 0) {
+            return TIMED_OUT;
+        }
+        int r = awaitReadable(fd, ms, busyPollMicros);
+        if ((r & RsocketParker.INTERRUPTED) != 0) {
+            return INTERRUPTED_WAITING;
+        }
+        if ((r & Native.WOKEN) != 0) {
+            return CLOSED_WAITING;
+        }
+        if ((r & PEER_GONE) != 0) {
+            return -1; // the peer's disconnect, which librdmacm left unread (CmStallWatch)
+        }
+        return AGAIN; // data, or a shutdownInput (seen at the top of the loop)
+    }
+
+    /**
+     * Writes all of the array, waiting for room: the bytes written, {@link #CLOSED_WAITING} or
+     * {@link #INTERRUPTED_WAITING}; a disconnect librdmacm left unread throws "Connection reset".
+     */
+    long write(int fd, byte[] b, int off, int len, int busyPollMicros) throws IOException {
+        long total = 0;
+        while (len > 0) {
+            int n = Native.write(fd, b, off, len);
+            if (n > 0) {
+                bytesOut.addAndGet(n);
+                total += n;
+                off += n;
+                len -= n;
+                continue;
+            }
+            long w = afterNothingWritten(fd, busyPollMicros);
+            if (w != AGAIN) {
+                return w;
+            }
+        }
+        return total;
+    }
+
+    /** The same from buffers (gathering); without {@code wait}, what one pass could write. */
+    long write(int fd, ByteBuffer[] srcs, int offset, int length, boolean wait, int busyPollMicros)
+            throws IOException {
+        long total = 0;
+        for (;;) {
+            long n = RsocketBuffers.write(fd, srcs, offset, length);
+            bytesOut.addAndGet(n);
+            total += n;
+            boolean left = false;
+            for (int i = offset; i < offset + length; i++) {
+                left |= srcs[i].hasRemaining();
+            }
+            if (!wait || !left) {
+                return total;
+            }
+            if (n > 0) {
+                continue; // progress: try again before waiting
+            }
+            long w = afterNothingWritten(fd, busyPollMicros);
+            if (w != AGAIN) {
+                return w;
+            }
+        }
+    }
+
+    /** No room: waits for some; {@link #AGAIN}, or what the write returns. */
+    private long afterNothingWritten(int fd, int busyPollMicros) throws IOException {
+        int r = await(fd, Native.POLLOUT, -1, busyPollMicros);
+        if ((r & RsocketParker.INTERRUPTED) != 0) {
+            return INTERRUPTED_WAITING;
+        }
+        if ((r & Native.WOKEN) != 0) {
+            if (closing) {
+                return CLOSED_WAITING;
+            }
+            drainWakeup(); // a shutdownInput's signal meant for a reader
+        }
+        if ((r & PEER_GONE) != 0) {
+            throw new java.net.SocketException(PEER_GONE_MESSAGE);
+        }
+        return AGAIN;
     }
 }

@@ -33,7 +33,7 @@ import org.sdp4j.transport.TransportChannel;
  * queued connection only at its 5 s wake-up); in a selector, {@link RsocketPoller}'s pollMany does the same with a
  * dup of that channel. The rsocket, its close and its polls are an {@link RsocketHandle}.
  */
-final class RsocketServerSocketChannel extends ServerSocketChannel implements TransportChannel {
+final class RsocketServerSocketChannel extends ServerSocketChannel implements RsocketChannel {
     private final Transport owner;
     private final ReentrantLock acceptLock = new ReentrantLock();
     final RsocketSockopts.Kept kept = new RsocketSockopts.Kept();
@@ -54,36 +54,19 @@ final class RsocketServerSocketChannel extends ServerSocketChannel implements Tr
         }
     }
 
-    private int enter() throws ClosedChannelException {
-        int fd = isOpen() ? h.enter() : -1;
-        if (fd < 0) {
-            throw new ClosedChannelException();
-        }
-        return fd;
-    }
-
-    private void exit() {
-        h.exit();
-    }
-
     @Override
     public Transport transport() {
         return owner;
     }
 
     @Override
-    public int pollFd() {
-        return h.fd();
+    public RsocketHandle handle() {
+        return h;
     }
 
     @Override
-    public int pollBegin(Poller poller) {
-        return isOpen() && local != null ? h.pollBegin(poller) : -1;
-    }
-
-    @Override
-    public void pollEnd(Poller poller) {
-        h.pollEnd(poller);
+    public boolean pollable() {
+        return local != null; // polled once it listens
     }
 
     @Override
@@ -115,7 +98,7 @@ final class RsocketServerSocketChannel extends ServerSocketChannel implements Tr
                 InetAddress a = isa.getAddress();
                 Native.bind(fd, a.getAddress(), a instanceof java.net.Inet6Address
                         ? ((java.net.Inet6Address) a).getScopeId() : 0, isa.getPort());
-                InetSocketAddress bound = RsocketSocketImpl.decode(Native.sockname(fd, false));
+                InetSocketAddress bound = RsocketAddresses.local(fd);
                 RsocketTunables.applyRule(false, bound, this::setTunable); // before rlisten: accepted rsockets inherit
                 Native.listen(fd, backlog < 1 ? 50 : backlog);
                 local = bound;

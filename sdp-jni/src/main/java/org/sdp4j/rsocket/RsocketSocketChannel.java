@@ -42,7 +42,7 @@ import org.sdp4j.transport.TransportChannel;
  * is passed as is (a JNI critical region around one non-blocking rrecv/rsend), a direct buffer by address.
  * Scatter/gather loops over the buffers (each a non-blocking call; rsockets' readv/writev copy the same way).
  */
-final class RsocketSocketChannel extends SocketChannel implements TransportChannel, TransportSocketAdaptor.Channel {
+final class RsocketSocketChannel extends SocketChannel implements RsocketChannel, TransportSocketAdaptor.Channel {
     private static final int UNCONNECTED = 0, PENDING = 1, CONNECTED = 2;
 
     private final Transport owner;
@@ -53,10 +53,8 @@ final class RsocketSocketChannel extends SocketChannel implements TransportChann
     private final RsocketHandle h;
 
     private volatile int state;
-    private volatile boolean inputShutdown, outputShutdown;
     private volatile InetSocketAddress local, remote;
-    private byte[] connAddr; // the pending connect's destination, for finishConnect
-    private int connScope, connPort;
+    private RsocketAddresses.Destination pending; // the pending connect's destination, for finishConnect
     private volatile Socket adaptor;
 
     /** A new unconnected channel: creates the rsocket (with the global tunables applied). */
@@ -76,8 +74,8 @@ final class RsocketSocketChannel extends SocketChannel implements TransportChann
     RsocketSocketChannel(SelectorProvider provider, Transport owner, int nfd, int busyPollMicros) throws IOException {
         super(provider);
         this.owner = owner;
-        InetSocketAddress peer = RsocketSocketImpl.decode(Native.sockname(nfd, true));
-        InetSocketAddress me = RsocketSocketImpl.decode(Native.sockname(nfd, false));
+        InetSocketAddress peer = RsocketAddresses.peer(nfd);
+        InetSocketAddress me = RsocketAddresses.local(nfd);
         h = RsocketHandle.accepted(nfd);
         remote = peer;
         local = me;
@@ -88,36 +86,14 @@ final class RsocketSocketChannel extends SocketChannel implements TransportChann
 
     // ---- counting operations in and out: the handle ----
 
-    private int enter() throws ClosedChannelException {
-        int fd = isOpen() ? h.enter() : -1;
-        if (fd < 0) {
-            throw new ClosedChannelException();
-        }
-        return fd;
-    }
-
-    private void exit() {
-        h.exit();
-    }
-
     @Override
     public Transport transport() {
         return owner;
     }
 
     @Override
-    public int pollFd() {
-        return h.fd();
-    }
-
-    @Override
-    public int pollBegin(Poller poller) {
-        return isOpen() ? h.pollBegin(poller) : -1;
-    }
-
-    @Override
-    public void pollEnd(Poller poller) {
-        h.pollEnd(poller);
+    public RsocketHandle handle() {
+        return h;
     }
 
     @Override
@@ -128,20 +104,6 @@ final class RsocketSocketChannel extends SocketChannel implements TransportChann
     @Override
     protected void implConfigureBlocking(boolean block) {
         // the rsocket is always non-blocking; the mode only decides whether the Java side waits
-    }
-
-    /**
-     * Waits for {@code events} or the wakeup eventfd ({@link RsocketHandle#await}). Returns the revents
-     * ({@code | Native.WOKEN}), 0 on timeout.
-     */
-    private int await(int fd, int events, int timeoutMillis) throws IOException {
-        int r = events == Native.POLLIN ? h.awaitReadable(fd, timeoutMillis, kept.busyPollMicros)
-                : h.await(fd, events, timeoutMillis, kept.busyPollMicros);
-        if ((r & RsocketParker.INTERRUPTED) != 0) {
-            h.awaitCloseByInterrupt();
-            r = (r & ~RsocketParker.INTERRUPTED) | Native.WOKEN;
-        }
-        return r;
     }
 
     // ---- connect ----
@@ -166,8 +128,8 @@ final class RsocketSocketChannel extends SocketChannel implements TransportChann
         int fd = enter();
         try {
             InetAddress a = isa.getAddress();
-            Native.bind(fd, a.getAddress(), scope(a), isa.getPort());
-            local = RsocketSocketImpl.decode(Native.sockname(fd, false));
+            Native.bind(fd, a.getAddress(), RsocketAddresses.scope(a), isa.getPort());
+            local = RsocketAddresses.local(fd);
         } finally {
             exit();
         }
@@ -185,10 +147,6 @@ final class RsocketSocketChannel extends SocketChannel implements TransportChann
         return isa;
     }
 
-    private static int scope(InetAddress a) {
-        return a instanceof Inet6Address ? ((Inet6Address) a).getScopeId() : 0;
-    }
-
     @Override
     public boolean connect(SocketAddress remoteAddress) throws IOException {
         return connect(remoteAddress, 0);
@@ -198,13 +156,7 @@ final class RsocketSocketChannel extends SocketChannel implements TransportChann
     @Override
     public boolean connect(SocketAddress remoteAddress, int timeoutMillis) throws IOException {
         InetSocketAddress isa = checkAddress(Objects.requireNonNull(remoteAddress, "remote"));
-        InetAddress ia = isa.getAddress();
-        if (ia.isAnyLocalAddress()) {
-            ia = InetAddress.getLocalHost();
-        }
-        byte[] addr = ia.getAddress();
-        int scope = scope(ia);
-        int port = isa.getPort();
+        RsocketAddresses.Destination d = RsocketAddresses.Destination.of(isa);
         boolean blocking;
         synchronized (blockingLock()) {
             blocking = isBlocking();
@@ -230,12 +182,10 @@ final class RsocketSocketChannel extends SocketChannel implements TransportChann
                         if (blocking) {
                             begin();
                         }
-                        boolean done = Native.connect(fd, addr, scope, port);
+                        boolean done = h.connect(fd, d);
                         synchronized (stateLock) {
-                            connAddr = addr;
-                            connScope = scope;
-                            connPort = port;
-                            remote = new InetSocketAddress(ia, port);
+                            pending = d;
+                            remote = d.socketAddress();
                             state = done ? CONNECTED : PENDING;
                         }
                         if (!done && blocking) {
@@ -274,8 +224,7 @@ final class RsocketSocketChannel extends SocketChannel implements TransportChann
 
     /** Blocking wait for a pending connect; true when connected, throws on failure, timeout or close. */
     private boolean waitConnected(int fd, int timeoutMillis) throws IOException {
-        int r = h.awaitConnect(fd, Deadline.afterMillis(timeoutMillis), connAddr, connScope, connPort,
-                "rconnect " + remote + ": connect timed out after " + timeoutMillis + " ms", kept.busyPollMicros);
+        int r = h.awaitConnect(fd, pending, timeoutMillis, kept.busyPollMicros);
         if (r == RsocketHandle.INTERRUPTED) {
             h.awaitCloseByInterrupt();
         }
@@ -286,12 +235,11 @@ final class RsocketSocketChannel extends SocketChannel implements TransportChann
     }
 
     private void connected(int fd) throws IOException {
-        InetSocketAddress me = RsocketSocketImpl.decode(Native.sockname(fd, false));
+        InetSocketAddress me = h.connected(fd, pending);
         synchronized (stateLock) {
             local = me;
             state = CONNECTED;
         }
-        h.track("client", me, remote);
     }
 
     private boolean isClosing() {
@@ -336,7 +284,7 @@ final class RsocketSocketChannel extends SocketChannel implements TransportChann
                             int r = Native.poll(fd, Native.POLLOUT, -1, 0);
                             done = r != 0;
                             if (done) {
-                                Native.finishConnect(fd, r, connAddr, connScope, connPort);
+                                h.finishConnect(fd, r, pending);
                             }
                         }
                         if (done) {
@@ -421,38 +369,17 @@ final class RsocketSocketChannel extends SocketChannel implements TransportChann
                 if (blocking) {
                     begin();
                 }
-                Deadline deadline = Deadline.afterMillis(timeoutMillis);
-                for (;;) {
-                    if (inputShutdown) {
-                        completed = true;
-                        return -1;
-                    }
-                    long n = readOnce(fd, dsts, offset, length);
-                    if (n != Native.UNAVAILABLE) {
-                        if (n > 0) {
-                            h.bytesIn.addAndGet(n);
-                        }
-                        completed = true;
-                        return n;
-                    }
-                    if (!blocking) {
-                        completed = true;
-                        return 0;
-                    }
-                    int wait = deadline.pollMillis();
-                    if (wait == 0) {
-                        completed = true;
-                        throw new SocketTimeoutException("Read timed out");
-                    }
-                    int r = await(fd, Native.POLLIN, wait);
-                    if ((r & Native.WOKEN) != 0) {
-                        return 0; // closed: end(false) throws AsynchronousCloseException / ClosedByInterruptException
-                    }
-                    if ((r & RsocketHandle.PEER_GONE) != 0) {
-                        completed = true;
-                        return -1; // the peer's disconnect, which librdmacm left unread (CmStallWatch)
-                    }
+                long n = h.read(fd, dsts, offset, length, blocking, Deadline.afterMillis(timeoutMillis),
+                        kept.busyPollMicros);
+                if (n == RsocketHandle.TIMED_OUT) {
+                    completed = true;
+                    throw new SocketTimeoutException("Read timed out");
                 }
+                if (ended(n)) {
+                    return 0; // end(false) throws AsynchronousCloseException / ClosedByInterruptException
+                }
+                completed = true;
+                return n;
             } finally {
                 try {
                     if (blocking) {
@@ -467,36 +394,13 @@ final class RsocketSocketChannel extends SocketChannel implements TransportChann
         }
     }
 
-    /** Bytes read into the buffers, EOF, or UNAVAILABLE when nothing was there. */
-    private static long readOnce(int fd, ByteBuffer[] dsts, int offset, int length) throws IOException {
-        long total = 0;
-        for (int i = offset; i < offset + length; i++) {
-            ByteBuffer b = dsts[i];
-            int rem = b.remaining();
-            if (rem == 0) {
-                continue;
-            }
-            int n;
-            int pos = b.position();
-            if (b.isDirect()) {
-                n = Native.readDirect(fd, b, pos, rem);
-            } else {
-                n = Native.read(fd, b.array(), b.arrayOffset() + pos, rem);
-            }
-            if (n > 0) {
-                b.position(pos + n);
-                total += n;
-                if (n < rem) {
-                    break;
-                }
-                continue;
-            }
-            if (total > 0) {
-                break;
-            }
-            return n; // EOF or UNAVAILABLE
+    /** True when a close or an interrupt ended the wait (after an interrupt, once the interruptor closed us). */
+    private boolean ended(long outcome) {
+        if (outcome == RsocketHandle.INTERRUPTED_WAITING) {
+            h.awaitCloseByInterrupt();
+            return true;
         }
-        return total;
+        return outcome == RsocketHandle.CLOSED_WAITING;
     }
 
     @Override
@@ -527,37 +431,18 @@ final class RsocketSocketChannel extends SocketChannel implements TransportChann
                 if (state != CONNECTED) {
                     throw new NotYetConnectedException();
                 }
-                if (outputShutdown) {
+                if (h.isOutputShutdown()) {
                     throw new java.nio.channels.ClosedChannelException();
                 }
                 if (blocking) {
                     begin();
                 }
-                long total = 0;
-                for (;;) {
-                    long n = writeOnce(fd, srcs, offset, length);
-                    total += n;
-                    h.bytesOut.addAndGet(n);
-                    boolean left = false;
-                    for (int i = offset; i < offset + length; i++) {
-                        left |= srcs[i].hasRemaining();
-                    }
-                    if (!blocking || !left) {
-                        completed = true;
-                        return total;
-                    }
-                    int r = await(fd, Native.POLLOUT, -1);
-                    if ((r & Native.WOKEN) != 0) {
-                        if (isClosing()) {
-                            return total;
-                        }
-                        h.drainWakeup();
-                    }
-                    if ((r & RsocketHandle.PEER_GONE) != 0) {
-                        completed = true;
-                        throw new java.net.SocketException(RsocketHandle.PEER_GONE_MESSAGE);
-                    }
+                long n = h.write(fd, srcs, offset, length, blocking, kept.busyPollMicros);
+                if (ended(n)) {
+                    return 0; // end(false) throws AsynchronousCloseException / ClosedByInterruptException
                 }
+                completed = true;
+                return n;
             } finally {
                 try {
                     if (blocking) {
@@ -572,36 +457,6 @@ final class RsocketSocketChannel extends SocketChannel implements TransportChann
         }
     }
 
-    private static long writeOnce(int fd, ByteBuffer[] srcs, int offset, int length) throws IOException {
-        long total = 0;
-        for (int i = offset; i < offset + length; i++) {
-            ByteBuffer b = srcs[i];
-            int rem = b.remaining();
-            if (rem == 0) {
-                continue;
-            }
-            int pos = b.position();
-            int n;
-            if (b.isDirect()) {
-                n = Native.writeDirect(fd, b, pos, rem);
-            } else if (b.hasArray()) {
-                n = Native.write(fd, b.array(), b.arrayOffset() + pos, rem);
-            } else { // read-only heap buffer: no array access, one extra copy
-                byte[] tmp = new byte[rem];
-                b.duplicate().get(tmp);
-                n = Native.write(fd, tmp, 0, rem);
-            }
-            if (n > 0) {
-                b.position(pos + n);
-                total += n;
-            }
-            if (n < rem) {
-                break;
-            }
-        }
-        return total;
-    }
-
     // ---- shutdown, options, addresses ----
 
     @Override
@@ -611,11 +466,7 @@ final class RsocketSocketChannel extends SocketChannel implements TransportChann
             if (state != CONNECTED) {
                 throw new NotYetConnectedException();
             }
-            if (!inputShutdown) {
-                Native.shutdown(fd, Native.SHUT_RD);
-                inputShutdown = true;
-                h.wakeReader(); // rsockets gives no event for a local SHUT_RD
-            }
+            h.shutdownInput(fd);
         } finally {
             exit();
         }
@@ -629,10 +480,7 @@ final class RsocketSocketChannel extends SocketChannel implements TransportChann
             if (state != CONNECTED) {
                 throw new NotYetConnectedException();
             }
-            if (!outputShutdown) {
-                Native.shutdown(fd, Native.SHUT_WR);
-                outputShutdown = true;
-            }
+            h.shutdownOutput(fd);
         } finally {
             exit();
         }
@@ -641,12 +489,12 @@ final class RsocketSocketChannel extends SocketChannel implements TransportChann
 
     @Override
     public boolean isInputShutdown() {
-        return inputShutdown;
+        return h.isInputShutdown();
     }
 
     @Override
     public boolean isOutputShutdown() {
-        return outputShutdown;
+        return h.isOutputShutdown();
     }
 
     @Override
@@ -654,8 +502,7 @@ final class RsocketSocketChannel extends SocketChannel implements TransportChann
         RsocketSockopts.check(RsocketSockopts.CLIENT, name, value);
         int fd = enter();
         try {
-            RsocketSockopts.set(fd, kept, name, value);
-            kept.explicit.add(name);
+            RsocketSockopts.setExplicit(fd, kept, name, value);
         } finally {
             exit();
         }

@@ -54,7 +54,7 @@ final class RsocketSocketImpl extends SocketImpl implements TransportChannel {
     private InputStream in;
     private OutputStream out;
 
-    private volatile boolean bound, listening, connected, inputShutdown, outputShutdown;
+    private volatile boolean bound, listening, connected;
     private volatile int timeout; // SO_TIMEOUT, ms
     /** Java-side option values and the options the application set itself (RsocketSockopts: one table). */
     final RsocketSockopts.Kept kept = new RsocketSockopts.Kept();
@@ -124,11 +124,6 @@ final class RsocketSocketImpl extends SocketImpl implements TransportChannel {
         }
     }
 
-    /** Waits for events on the rsocket or a close ({@link RsocketHandle#await}): revents | Native.WOKEN, 0 on timeout. */
-    private int await(int fd, int events, int wait) throws IOException {
-        return interruptible(handle().await(fd, events, wait, kept.busyPollMicros));
-    }
-
     /**
      * As the JDK's NioSocketImpl on a virtual thread: an interrupt during a wait closes the socket and throws
      * InterruptedIOException, which java.net.Socket/ServerSocket (JDK 21+) turn into closing themselves and
@@ -144,8 +139,8 @@ final class RsocketSocketImpl extends SocketImpl implements TransportChannel {
 
     /** Fills this (not created) impl with an accepted rsocket; on failure nothing of it is kept (the caller closes nfd). */
     private void accepted(int nfd) throws IOException {
-        InetSocketAddress peer = decode(Native.sockname(nfd, true));
-        InetSocketAddress me = decode(Native.sockname(nfd, false));
+        InetSocketAddress peer = RsocketAddresses.peer(nfd);
+        InetSocketAddress me = RsocketAddresses.local(nfd);
         int lport = me.getPort();
         synchronized (stateLock) {
             if (h != null || closed) {
@@ -207,13 +202,7 @@ final class RsocketSocketImpl extends SocketImpl implements TransportChannel {
         if (timeoutMillis < 0) {
             throw new IllegalArgumentException("connect: timeout can't be negative");
         }
-        InetAddress ia = isa.getAddress();
-        if (ia.isAnyLocalAddress()) {
-            ia = InetAddress.getLocalHost();
-        }
-        byte[] addr = ia.getAddress();
-        int scope = ia instanceof Inet6Address ? ((Inet6Address) ia).getScopeId() : 0;
-        int rport = isa.getPort();
+        RsocketAddresses.Destination d = RsocketAddresses.Destination.of(isa);
         int fd = begin();
         try {
             if (connected) {
@@ -222,11 +211,10 @@ final class RsocketSocketImpl extends SocketImpl implements TransportChannel {
             if (listening) {
                 throw new SocketException("Socket is listening");
             }
-            RsocketTunables.applyRule(true, new InetSocketAddress(ia, rport), this::setTunable); // before rconnect
-            Deadline deadline = Deadline.afterMillis(timeoutMillis);
-            if (!Native.connect(fd, addr, scope, rport)) {
-                int r = handle().awaitConnect(fd, deadline, addr, scope, rport, "rconnect " + hostPort(ia, rport)
-                        + ": connect timed out after " + timeoutMillis + " ms", kept.busyPollMicros);
+            RsocketHandle hh = handle();
+            RsocketTunables.applyRule(true, d.socketAddress(), this::setTunable); // before rconnect
+            if (!hh.connect(fd, d)) {
+                int r = hh.awaitConnect(fd, d, timeoutMillis, kept.busyPollMicros);
                 if (r == RsocketHandle.INTERRUPTED) {
                     interruptible(RsocketParker.INTERRUPTED);
                 }
@@ -234,11 +222,9 @@ final class RsocketSocketImpl extends SocketImpl implements TransportChannel {
                     throw new SocketException("Socket closed");
                 }
             }
-            address = ia;
-            port = rport;
-            InetSocketAddress me = decode(Native.sockname(fd, false));
-            localport = me.getPort();
-            handle().track("client", me, new InetSocketAddress(ia, rport));
+            address = d.address();
+            port = d.port();
+            localport = hh.connected(fd, d).getPort();
             bound = true;
             connected = true;
         } catch (IOException | RuntimeException e) {
@@ -260,7 +246,7 @@ final class RsocketSocketImpl extends SocketImpl implements TransportChannel {
             throw new IllegalArgumentException("port out of range: " + lport);
         }
         InetAddress h = host != null ? host : new InetSocketAddress(0).getAddress();
-        int scope = h instanceof Inet6Address ? ((Inet6Address) h).getScopeId() : 0;
+        int scope = RsocketAddresses.scope(h);
         int fd = begin();
         try {
             if (bound) {
@@ -271,7 +257,7 @@ final class RsocketSocketImpl extends SocketImpl implements TransportChannel {
             if (server) {
                 address = h; // ServerSocket.getInetAddress() reads this, as with the JDK's own impl
             }
-            localport = decode(Native.sockname(fd, false)).getPort();
+            localport = RsocketAddresses.local(fd).getPort();
         } finally {
             end();
         }
@@ -285,7 +271,7 @@ final class RsocketSocketImpl extends SocketImpl implements TransportChannel {
                 throw new SocketException("listen: the socket is not bound");
             }
             // before rlisten: the accepted rsockets inherit the queue and buffer sizes
-            RsocketTunables.applyRule(false, decode(Native.sockname(fd, false)), this::setTunable);
+            RsocketTunables.applyRule(false, RsocketAddresses.local(fd), this::setTunable);
             Native.listen(fd, backlog < 1 ? 50 : backlog);
             listening = true;
         } finally {
@@ -333,34 +319,13 @@ final class RsocketSocketImpl extends SocketImpl implements TransportChannel {
             if (len == 0) {
                 return 0;
             }
-            if (inputShutdown) {
-                return -1;
-            }
-            Deadline deadline = Deadline.afterMillis(timeout);
             RsocketHandle hh = handle();
-            for (;;) {
-                int n = Native.read(fd, b, off, len);
-                if (n != Native.UNAVAILABLE) {
-                    if (n > 0) {
-                        hh.bytesIn.addAndGet(n);
-                    }
-                    return n; // > 0, or EOF (-1)
-                }
-                int wait = deadline.pollMillis();
-                if (wait == 0) {
-                    throw new SocketTimeoutException("Read timed out");
-                }
-                int r = interruptible(hh.awaitReadable(fd, wait, kept.busyPollMicros));
-                if ((r & Native.WOKEN) != 0) {
-                    throw new SocketException("Socket closed");
-                }
-                if ((r & RsocketHandle.PEER_GONE) != 0) {
-                    return -1; // the peer's disconnect, which librdmacm left unread (CmStallWatch)
-                }
-                if (inputShutdown) {
-                    return -1; // woken by shutdownInput: end of stream, as TCP gives
-                }
+            long n = hh.read(fd, b, off, len, true, Deadline.afterMillis(timeout), kept.busyPollMicros);
+            if (n == RsocketHandle.TIMED_OUT) {
+                throw new SocketTimeoutException("Read timed out");
             }
+            failed(n);
+            return (int) n;
         } finally {
             end();
         }
@@ -370,31 +335,26 @@ final class RsocketSocketImpl extends SocketImpl implements TransportChannel {
         Objects.checkFromIndexSize(off, len, b.length);
         int fd = begin();
         try {
-            if (outputShutdown) {
+            RsocketHandle hh = handle();
+            if (hh.isOutputShutdown()) {
                 throw new SocketException("Socket output is shutdown");
             }
-            RsocketHandle hh = handle();
-            while (len > 0) {
-                int n = Native.write(fd, b, off, len);
-                if (n > 0) {
-                    hh.bytesOut.addAndGet(n);
-                    off += n;
-                    len -= n;
-                    continue;
-                }
-                int r = await(fd, Native.POLLOUT, -1);
-                if ((r & Native.WOKEN) != 0) {
-                    if (handle().isClosing()) {
-                        throw new SocketException("Socket closed");
-                    }
-                    handle().drainWakeup(); // a shutdownInput's signal meant for a reader
-                }
-                if ((r & RsocketHandle.PEER_GONE) != 0) {
-                    throw new SocketException(RsocketHandle.PEER_GONE_MESSAGE);
-                }
-            }
+            failed(hh.write(fd, b, off, len, kept.busyPollMicros));
         } finally {
             end();
+        }
+    }
+
+    /**
+     * A read or write that a close or an interrupt ended: as the JDK's NioSocketImpl, an interrupt of a virtual
+     * thread closes the socket and throws InterruptedIOException (java.net.Socket then says "Closed by interrupt").
+     */
+    private void failed(long outcome) throws IOException {
+        if (outcome == RsocketHandle.INTERRUPTED_WAITING) {
+            interruptible(RsocketParker.INTERRUPTED);
+        }
+        if (outcome == RsocketHandle.CLOSED_WAITING) {
+            throw new SocketException("Socket closed");
         }
     }
 
@@ -405,7 +365,7 @@ final class RsocketSocketImpl extends SocketImpl implements TransportChannel {
             if (!connected) {
                 throw new SocketException("Socket is not connected");
             }
-            return inputShutdown ? 0 : Native.available(fd);
+            return handle().available(fd);
         } finally {
             end();
         }
@@ -421,7 +381,7 @@ final class RsocketSocketImpl extends SocketImpl implements TransportChannel {
                 throw new SocketException("Socket is not connected");
             }
             if (in == null) {
-                in = new RsocketInputStream();
+                in = new RsocketStreams.In(this);
             }
             return in;
         }
@@ -437,7 +397,7 @@ final class RsocketSocketImpl extends SocketImpl implements TransportChannel {
                 throw new SocketException("Socket is not connected");
             }
             if (out == null) {
-                out = new RsocketOutputStream();
+                out = new RsocketStreams.Out(this);
             }
             return out;
         }
@@ -450,11 +410,7 @@ final class RsocketSocketImpl extends SocketImpl implements TransportChannel {
             if (!connected) {
                 throw new SocketException("Socket is not connected");
             }
-            if (!inputShutdown) {
-                Native.shutdown(fd, Native.SHUT_RD);
-                inputShutdown = true;
-                handle().wakeReader(); // rsockets gives no event for a local SHUT_RD: a blocked reader gets -1
-            }
+            handle().shutdownInput(fd);
         } finally {
             end();
         }
@@ -467,10 +423,7 @@ final class RsocketSocketImpl extends SocketImpl implements TransportChannel {
             if (!connected) {
                 throw new SocketException("Socket is not connected");
             }
-            if (!outputShutdown) {
-                Native.shutdown(fd, Native.SHUT_WR);
-                outputShutdown = true;
-            }
+            handle().shutdownOutput(fd);
         } finally {
             end();
         }
@@ -503,25 +456,9 @@ final class RsocketSocketImpl extends SocketImpl implements TransportChannel {
             timeout = (Integer) value;
             return;
         }
-        Object v = value;
-        if (optID == SO_LINGER && value instanceof Boolean) { // Socket.setSoLinger: FALSE for off, an Integer for on
-            if ((Boolean) value) {
-                throw new SocketException("SO_LINGER: on needs a time in seconds");
-            }
-            v = -1;
-        }
         int fd = begin();
         try {
-            if (optID == SO_OOBINLINE) { // no SocketOption form; rsockets keeps the flag
-                Native.setOption(fd, Native.OPT_SO_OOBINLINE, bool(optID, value) ? 1 : 0);
-                return;
-            }
-            SocketOption<?> name = option(optID);
-            if (!name.type().isInstance(v)) {
-                throw new SocketException(name + ": needs " + name.type().getSimpleName() + ", got " + value);
-            }
-            RsocketSockopts.set(fd, kept, name, v);
-            kept.explicit.add(name);
+            RsocketSockopts.setById(fd, kept, optID, value);
         } catch (SocketException e) {
             throw e;
         } catch (IOException e) {
@@ -541,17 +478,10 @@ final class RsocketSocketImpl extends SocketImpl implements TransportChannel {
         }
         int fd = begin();
         try {
-            if (optID == SO_OOBINLINE) {
-                return Native.getOption(fd, Native.OPT_SO_OOBINLINE) != 0;
-            }
             if (optID == SO_BINDADDR) {
-                return bound ? decode(Native.sockname(fd, false)).getAddress() : new InetSocketAddress(0).getAddress();
+                return bound ? RsocketAddresses.local(fd).getAddress() : new InetSocketAddress(0).getAddress();
             }
-            Object v = RsocketSockopts.get(fd, kept, option(optID));
-            if (optID == SO_LINGER) {
-                return (Integer) v < 0 ? (Object) Boolean.FALSE : v;
-            }
-            return v;
+            return RsocketSockopts.getById(fd, kept, optID);
         } catch (SocketException e) {
             throw e;
         } catch (IOException e) {
@@ -559,27 +489,6 @@ final class RsocketSocketImpl extends SocketImpl implements TransportChannel {
         } finally {
             end();
         }
-    }
-
-    /** The SocketOption of a java.net.SocketOptions id, as the table knows it. */
-    private static SocketOption<?> option(int optID) throws SocketException {
-        switch (optID) {
-            case TCP_NODELAY: return StandardSocketOptions.TCP_NODELAY;
-            case SO_SNDBUF: return StandardSocketOptions.SO_SNDBUF;
-            case SO_RCVBUF: return StandardSocketOptions.SO_RCVBUF;
-            case SO_KEEPALIVE: return StandardSocketOptions.SO_KEEPALIVE;
-            case SO_REUSEADDR: return StandardSocketOptions.SO_REUSEADDR;
-            case SO_LINGER: return StandardSocketOptions.SO_LINGER;
-            case IP_TOS: return StandardSocketOptions.IP_TOS;
-            default: throw new SocketException("rsockets: option 0x" + Integer.toHexString(optID) + " not supported");
-        }
-    }
-
-    private static boolean bool(int optID, Object value) throws SocketException {
-        if (value instanceof Boolean) {
-            return (Boolean) value;
-        }
-        throw new SocketException("option 0x" + Integer.toHexString(optID) + ": needs a Boolean, got " + value);
     }
 
     @Override
@@ -592,8 +501,7 @@ final class RsocketSocketImpl extends SocketImpl implements TransportChannel {
         RsocketSockopts.check(supportedOptions(), name, value);
         int fd = begin(); // fails on a closed socket, as the others do
         try {
-            RsocketSockopts.set(fd, kept, name, value);
-            kept.explicit.add(name);
+            RsocketSockopts.setExplicit(fd, kept, name, value);
         } finally {
             end();
         }
@@ -615,26 +523,6 @@ final class RsocketSocketImpl extends SocketImpl implements TransportChannel {
         SocketException se = new SocketException(e.getMessage());
         se.initCause(e);
         return se;
-    }
-
-    // ---- addresses ----
-
-    static InetSocketAddress decode(byte[] b) throws UnknownHostException {
-        if (b.length == 6) {
-            return new InetSocketAddress(InetAddress.getByAddress(new byte[] {b[0], b[1], b[2], b[3]}),
-                    (b[4] & 0xFF) << 8 | (b[5] & 0xFF));
-        }
-        byte[] a = new byte[16];
-        System.arraycopy(b, 0, a, 0, 16);
-        int p = (b[16] & 0xFF) << 8 | (b[17] & 0xFF);
-        int scope = (b[18] & 0xFF) << 24 | (b[19] & 0xFF) << 16 | (b[20] & 0xFF) << 8 | (b[21] & 0xFF);
-        InetAddress ia = scope != 0 ? Inet6Address.getByAddress(null, a, scope) : InetAddress.getByAddress(a);
-        return new InetSocketAddress(ia, p);
-    }
-
-    static String hostPort(InetAddress a, int port) {
-        String h = a.getHostAddress();
-        return (a instanceof Inet6Address ? "[" + h + "]" : h) + ":" + port;
     }
 
     private volatile Transport owner;
@@ -680,48 +568,5 @@ final class RsocketSocketImpl extends SocketImpl implements TransportChannel {
     public String toString() {
         return "RsocketSocketImpl[fd=" + rsocketFd() + (address != null ? ", addr=" + address : "")
                 + ", port=" + port + ", localport=" + localport + (isClosed() ? ", closed" : "") + "]";
-    }
-
-    // ---- streams ----
-
-    private final class RsocketInputStream extends InputStream {
-        @Override
-        public int read() throws IOException {
-            byte[] one = new byte[1];
-            int n = RsocketSocketImpl.this.read(one, 0, 1);
-            return n <= 0 ? -1 : one[0] & 0xFF;
-        }
-
-        @Override
-        public int read(byte[] b, int off, int len) throws IOException {
-            return RsocketSocketImpl.this.read(b, off, len);
-        }
-
-        @Override
-        public int available() throws IOException {
-            return RsocketSocketImpl.this.available();
-        }
-
-        @Override
-        public void close() throws IOException {
-            RsocketSocketImpl.this.close(); // as the JDK's socket streams: closing one closes the socket
-        }
-    }
-
-    private final class RsocketOutputStream extends OutputStream {
-        @Override
-        public void write(int b) throws IOException {
-            RsocketSocketImpl.this.write(new byte[] {(byte) b}, 0, 1);
-        }
-
-        @Override
-        public void write(byte[] b, int off, int len) throws IOException {
-            RsocketSocketImpl.this.write(b, off, len);
-        }
-
-        @Override
-        public void close() throws IOException {
-            RsocketSocketImpl.this.close();
-        }
     }
 }

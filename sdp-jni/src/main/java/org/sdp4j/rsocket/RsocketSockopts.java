@@ -1,7 +1,9 @@
 package org.sdp4j.rsocket;
 
 import java.io.IOException;
+import java.net.SocketException;
 import java.net.SocketOption;
+import java.net.SocketOptions;
 import java.net.StandardSocketOptions;
 import java.util.Set;
 
@@ -143,5 +145,67 @@ final class RsocketSockopts {
             return kept.keepCount > 0 ? kept.keepCount : 1;
         }
         throw new UnsupportedOperationException("'" + name + "' not supported");
+    }
+
+    /** The SocketOption of a java.net.SocketOptions id, as the table knows it. */
+    static SocketOption<?> option(int optID) throws SocketException {
+        switch (optID) {
+            case SocketOptions.TCP_NODELAY: return StandardSocketOptions.TCP_NODELAY;
+            case SocketOptions.SO_SNDBUF: return StandardSocketOptions.SO_SNDBUF;
+            case SocketOptions.SO_RCVBUF: return StandardSocketOptions.SO_RCVBUF;
+            case SocketOptions.SO_KEEPALIVE: return StandardSocketOptions.SO_KEEPALIVE;
+            case SocketOptions.SO_REUSEADDR: return StandardSocketOptions.SO_REUSEADDR;
+            case SocketOptions.SO_LINGER: return StandardSocketOptions.SO_LINGER;
+            case SocketOptions.IP_TOS: return StandardSocketOptions.IP_TOS;
+            default: throw new SocketException("rsockets: option 0x" + Integer.toHexString(optID) + " not supported");
+        }
+    }
+
+    static boolean bool(int optID, Object value) throws SocketException {
+        if (value instanceof Boolean) {
+            return (Boolean) value;
+        }
+        throw new SocketException("option 0x" + Integer.toHexString(optID) + ": needs a Boolean, got " + value);
+    }
+
+    /** An option the application sets itself: a tunable no longer overrides it. */
+    static void setExplicit(int fd, Kept kept, SocketOption<?> name, Object value) throws IOException {
+        set(fd, kept, name, value);
+        kept.explicit.add(name);
+    }
+
+    /**
+     * The java.net.SocketOptions form ({@code SocketImpl.setOption(int, Object)}, what java.net.Socket's setters
+     * call), but SO_TIMEOUT, which the SocketImpl keeps itself.
+     */
+    static void setById(int fd, Kept kept, int optID, Object value) throws IOException {
+        if (optID == SocketOptions.SO_OOBINLINE) { // no SocketOption form; rsockets keeps the flag
+            Native.setOption(fd, Native.OPT_SO_OOBINLINE, bool(optID, value) ? 1 : 0);
+            return;
+        }
+        Object v = value;
+        if (optID == SocketOptions.SO_LINGER && value instanceof Boolean) { // FALSE for off, an Integer for on
+            if ((Boolean) value) {
+                throw new SocketException("SO_LINGER: on needs a time in seconds");
+            }
+            v = -1;
+        }
+        SocketOption<?> name = option(optID);
+        if (!name.type().isInstance(v)) {
+            throw new SocketException(name + ": needs " + name.type().getSimpleName() + ", got " + value);
+        }
+        setExplicit(fd, kept, name, v);
+    }
+
+    /** The java.net.SocketOptions form of a get; SO_LINGER off reads as FALSE, as the JDK's impl returns it. */
+    static Object getById(int fd, Kept kept, int optID) throws IOException {
+        if (optID == SocketOptions.SO_OOBINLINE) {
+            return Native.getOption(fd, Native.OPT_SO_OOBINLINE) != 0;
+        }
+        Object v = get(fd, kept, option(optID));
+        if (optID == SocketOptions.SO_LINGER) {
+            return (Integer) v < 0 ? (Object) Boolean.FALSE : v;
+        }
+        return v;
     }
 }
