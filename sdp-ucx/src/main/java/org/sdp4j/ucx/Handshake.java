@@ -145,10 +145,10 @@ final class Handshake {
                 throw new SocketException("UCX " + where + ": " + noFds);
             }
             reserved = true;
-            if (!UcxConnection.directRoom(2L * UcxConnection.STAGING_INITIAL)) {
-                throw new SocketException("UCX " + where + ": " + UcxConnection.noDirectRoom());
+            if (!Staging.directRoom(2L * Staging.STAGING_INITIAL)) {
+                throw new SocketException("UCX " + where + ": " + Staging.noDirectRoom());
             }
-            ByteBuffer[] staging = {UcxConnection.staging(), UcxConnection.staging()};
+            ByteBuffer[] staging = {Staging.staging(), Staging.staging()};
             w = WorkerPool.take();
             reserved = false;
             Descriptors.settle(); // the worker's descriptors are open: counted from now on
@@ -234,7 +234,7 @@ final class Handshake {
      */
     static IOException release(Throwable e, java.io.Closeable ch, UcpEndpoint ep, UcpWorker w, String where,
             boolean told) {
-        if (e instanceof OutOfMemoryError oom && !UcxConnection.isDirectMemory(oom)) {
+        if (e instanceof OutOfMemoryError oom && !Staging.isDirectMemory(oom)) {
             throw oom; // the heap: nothing a fallback could help with
         }
         try {
@@ -256,7 +256,7 @@ final class Handshake {
             return io;
         }
         if (e instanceof OutOfMemoryError) { // the staging buffers, or jucx's own (e.g. the worker address)
-            return new SocketException("UCX " + where + ": " + UcxConnection.noDirectMemory(e));
+            return new SocketException("UCX " + where + ": " + Staging.noDirectMemory(e));
         }
         return new IOException("UCX " + where + ": " + e, e);
     }

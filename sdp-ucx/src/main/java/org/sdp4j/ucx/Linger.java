@@ -8,7 +8,7 @@ import java.util.concurrent.locks.LockSupport;
 import org.openucx.jucx.ucp.UcpWorker;
 
 /**
- * Closed connections still delivering what was written before the close ({@link UcxConnection#settle}), each
+ * Closed connections still delivering what was written before the close ({@link UcxClose#settle}), each
  * worker progressed by one daemon thread that exists while any is left, so that a close returns at once, as a TCP
  * socket's does, on platform and virtual threads alike. A connection lingers until its peer acknowledged every byte
  * and the endpoint closed, its peer hung up, or {@code sdp4j.ucx.linger} milliseconds (default 30,000: RC's
@@ -21,7 +21,7 @@ final class Linger {
     /** Idle rounds nap this long: a flush across hosts waits on acknowledgements, not on this thread. */
     private static final long NAP_NANOS = 200_000;
 
-    private static final List<UcxConnection> CLOSING = new ArrayList<>();
+    private static final List<UcxClose> CLOSING = new ArrayList<>();
     private static final AtomicInteger ABANDONED = new AtomicInteger();
     private static Thread thread;
     private static boolean hooked;
@@ -31,7 +31,7 @@ final class Linger {
 
     private Linger() {}
 
-    static void add(UcxConnection c) {
+    static void add(UcxClose c) {
         synchronized (CLOSING) {
             CLOSING.add(c);
             if (thread == null) {
@@ -51,7 +51,7 @@ final class Linger {
     }
 
     private static void run() {
-        List<UcxConnection> round = new ArrayList<>();
+        List<UcxClose> round = new ArrayList<>();
         while (true) {
             synchronized (CLOSING) {
                 if (CLOSING.isEmpty()) {
@@ -62,7 +62,7 @@ final class Linger {
                 round.clear();
                 round.addAll(CLOSING);
             }
-            for (UcxConnection c : round) {
+            for (UcxClose c : round) {
                 boolean done;
                 try {
                     done = c.settle();

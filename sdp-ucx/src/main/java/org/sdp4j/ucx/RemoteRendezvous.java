@@ -312,10 +312,10 @@ final class RemoteRendezvous implements AutoCloseable {
         if (noFds != null) {
             throw new SocketException(noFds);
         }
-        if (!UcxConnection.directRoom(2L * UcxConnection.STAGING_INITIAL)) {
-            throw new SocketException(UcxConnection.noDirectRoom());
+        if (!Staging.directRoom(2L * Staging.STAGING_INITIAL)) {
+            throw new SocketException(Staging.noDirectRoom());
         }
-        ByteBuffer[] staging = {UcxConnection.staging(), UcxConnection.staging()};
+        ByteBuffer[] staging = {Staging.staging(), Staging.staging()};
         int id = UcxConnection.IDS.incrementAndGet() & 0xFFFF;
         byte[] nonce = Upgrade.nonce();
         c.recorded = new Pending(key, nonce, m.nonce(), c.worker, c.ep, id, m.id(), staging,

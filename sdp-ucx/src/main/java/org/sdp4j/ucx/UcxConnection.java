@@ -27,35 +27,9 @@ import org.openucx.jucx.ucp.UcpWorker;
  * then fail at once rather than waiting on shared memory nobody will write again.
  */
 final class UcxConnection {
-    /** The most a staging buffer grows to ({@code sdp4j.ucx.buffer}): one UCX send or receive at most. */
-    static final int STAGING = org.sdp4j.transport.Props.intProperty("sdp4j.ucx.buffer", 256 * 1024, 4096);
-    /**
-     * A staging buffer's first size ({@code sdp4j.ucx.buffer.initial}, 16 KiB): it doubles, up to {@link #STAGING},
-     * when a receive fills it or a write is larger. A database connection moves small messages, and 1,000
-     * connections with both ends in one JVM took 1 GiB of direct memory at 256 KiB a buffer (the concurrency
-     * benchmark ran out at -Xmx512m and sent half of them to TCP); a streaming connection reaches full size within
-     * a few transfers.
-     */
-    static final int STAGING_INITIAL = Math.min(STAGING, org.sdp4j.transport.Props.intProperty(
-            "sdp4j.ucx.buffer.initial", 16 * 1024, 4096));
-    /**
-     * The share of the JVM's direct memory (percent, {@code sdp4j.ucx.directShare}, default 75) beyond which no
-     * staging buffer is taken: a new connection goes to TCP and a buffer stops growing. The rest is the JDK's own:
-     * its TCP sockets take a temporary direct buffer for each read and write (JDK 17: of the write's size up to
-     * 128 KiB), so UCX staging that filled direct memory made the TCP connections it fell back to fail with
-     * OutOfMemoryError (UcxDirectMemoryTest on JDK 17).
-     */
-    static final int DIRECT_SHARE = Math.min(100, org.sdp4j.transport.Props.intProperty("sdp4j.ucx.directShare", 75,
-            1));
-    private static final java.lang.management.BufferPoolMXBean DIRECT_POOL = directPool();
-    private static final long DIRECT_ROOM = directLimit() / 100 * DIRECT_SHARE;
     static final long SPIN_NANOS = org.sdp4j.transport.Props.intProperty("sdp4j.ucx.poll", 100, 0) * 1000L;
     private static final int CLOSED = 1 << 30;
-    private static final long CLOSE_BOUND_NANOS = 1_000_000_000L;
-    /** How long the closing thread itself works at a close before {@link Linger} takes it over (platform threads). */
-    private static final long RELEASE_SPIN_NANOS = 200_000;
-    /** How long a receive left posted on a closed endpoint may take to complete before its worker is destroyed. */
-    private static final long RECEIVE_GRACE_NANOS = 1_000_000;
+    static final long CLOSE_BOUND_NANOS = 1_000_000_000L;
     /** A virtual thread's busy-poll bound: its carrier serves other virtual threads after that. */
     static final long VIRTUAL_SPIN_NANOS = Math.min(SPIN_NANOS, 20_000);
     /** A virtual thread's naps between polls of its worker: from 10 us, doubling to 1 ms while nothing arrives. */
@@ -75,9 +49,9 @@ final class UcxConnection {
      */
     static final java.util.concurrent.atomic.AtomicLong SENDS_CANCELLED = new java.util.concurrent.atomic.AtomicLong();
 
-    private final UcpWorker worker;
-    private final UcpEndpoint ep;
-    private final SocketChannel control;
+    final UcpWorker worker;
+    final UcpEndpoint ep;
+    final SocketChannel control;
     final int id;
     final int peerId;
     /** users in progress, plus {@link #CLOSED} once closed; the last one out releases everything. */
@@ -90,25 +64,25 @@ final class UcxConnection {
     private ByteBuffer rbuf;
     private long raddr;
     private int rpos, rlim;
-    private UcpRequest pendingRecv;
+    UcpRequest pendingRecv;
     private long received;
     /** Send staging (under the write lock), replaced by a larger one only with no send in flight from it. */
     private ByteBuffer sbuf;
     private long saddr;
     private long sent;
     /** A send posted by a non-blocking {@link #write(ByteBuffer[], int, int, boolean)}, until it completes. */
-    private UcpRequest pendingSend;
+    UcpRequest pendingSend;
     private volatile boolean inputShutdown;
-    private boolean outputShutdown;
+    boolean outputShutdown;
     /** This connection's current busy-poll budget, adapted per wait (readers and writers, under their locks). */
     private volatile long spinNanos = SPIN_NANOS;
 
     /** Bytes the peer sent in all, once its end-of-stream marker arrived; -1 before. */
     private volatile long peerSent = -1;
     /** Why the peer is gone (its rendezvous socket hung up without the marker); null while it lives. */
-    private volatile String gone;
+    volatile String gone;
     /** The peer closed in order (marker, then hang-up): its endpoint, maybe its worker, serve others now. */
-    private volatile boolean closedByPeer;
+    volatile boolean closedByPeer;
     /** Across hosts ({@link Upgrade}): the worker is the RDMA context's and is never pooled; the peer's address. */
     volatile boolean remote;
     volatile java.net.InetAddress peerAddress;
@@ -130,13 +104,6 @@ final class UcxConnection {
                 + "liveness and end-of-stream over TCP " + control.socket().getLocalSocketAddress() + " -> "
                 + control.socket().getRemoteSocketAddress() + ")" : "UCX shared memory (tls=" + Ucx.transports() + ")";
     }
-
-    /** Closing ({@link #settle}; the closing thread, then {@link Linger}'s, never both): step, requests, outcome. */
-    private static final int START = 0, FLUSHING = 1, MARKER = 2, CLOSE_EP = 3, CLOSING_EP = 4, RELEASED = 5;
-    private int closing = START;
-    private UcpRequest flushing, closeRequest;
-    private boolean clean, closeForced;
-    private long lingerUntil, receiveGraceUntil;
 
     /** Control bytes read so far of an incomplete message (watchdog thread only). */
     ByteBuffer pendingControl;
@@ -194,110 +161,8 @@ final class UcxConnection {
 
     private void exit() {
         if (state.decrementAndGet() == CLOSED) {
-            release();
+            UcxClose.release(this);
         }
-    }
-
-    /**
-     * A staging buffer. {@link Handshake} takes both before the wire-up, so that a side without direct memory fails
-     * while its peer is still in the handshake (its catch turns the OutOfMemoryError into a SocketException: the
-     * connection goes to TCP), and a UCX connection never fails later for want of a buffer.
-     */
-    static ByteBuffer staging() {
-        return ByteBuffer.allocateDirect(STAGING_INITIAL);
-    }
-
-    /**
-     * A staging buffer of at least {@code need} bytes (doubling {@code b}'s size, at most {@link #STAGING}), or
-     * {@code b} itself when it is at full size or direct memory is short (a smaller buffer only means more sends).
-     */
-    private static ByteBuffer grown(ByteBuffer b, int need) {
-        int cap = b.capacity();
-        if (cap >= STAGING || need <= cap) {
-            return b;
-        }
-        int size = cap;
-        while (size < need && size < STAGING) {
-            size <<= 1;
-        }
-        if (!directRoom(Math.min(size, STAGING))) {
-            return b;
-        }
-        try {
-            return ByteBuffer.allocateDirect(Math.min(size, STAGING));
-        } catch (OutOfMemoryError e) {
-            if (!isDirectMemory(e)) {
-                throw e;
-            }
-            return b;
-        }
-    }
-
-    private static java.lang.management.BufferPoolMXBean directPool() {
-        try {
-            for (java.lang.management.BufferPoolMXBean b : java.lang.management.ManagementFactory
-                    .getPlatformMXBeans(java.lang.management.BufferPoolMXBean.class)) {
-                if (b.getName().equals("direct")) {
-                    return b;
-                }
-            }
-        } catch (RuntimeException | LinkageError e) {
-            // no java.management: only the JVM's own OutOfMemoryError then limits staging
-        }
-        return null;
-    }
-
-    /** -XX:MaxDirectMemorySize, or the JVM's default for it (the maximum heap). */
-    static long directLimit() {
-        long limit = Runtime.getRuntime().maxMemory();
-        try {
-            for (String a : java.lang.management.ManagementFactory.getRuntimeMXBean().getInputArguments()) {
-                if (a.startsWith("-XX:MaxDirectMemorySize=")) {
-                    long v = parseSize(a.substring(a.indexOf('=') + 1));
-                    if (v > 0) {
-                        limit = v;
-                    }
-                }
-            }
-        } catch (RuntimeException | LinkageError e) {
-            // the default stands
-        }
-        return limit;
-    }
-
-    static long parseSize(String v) {
-        String t = v.trim().toLowerCase(java.util.Locale.ROOT);
-        long unit = 1;
-        if (!t.isEmpty() && "kmgt".indexOf(t.charAt(t.length() - 1)) >= 0) {
-            unit = 1L << (10 * ("kmgt".indexOf(t.charAt(t.length() - 1)) + 1));
-            t = t.substring(0, t.length() - 1);
-        }
-        try {
-            return Long.parseLong(t) * unit;
-        } catch (NumberFormatException e) {
-            return -1;
-        }
-    }
-
-    /** Whether {@code bytes} more of staging leaves the JDK its share of direct memory. */
-    static boolean directRoom(long bytes) {
-        return DIRECT_POOL == null || DIRECT_POOL.getMemoryUsed() + bytes <= DIRECT_ROOM;
-    }
-
-    static String noDirectRoom() {
-        return "direct memory is " + (DIRECT_POOL == null ? "?" : DIRECT_POOL.getMemoryUsed() / 1024) + " KiB used "
-                + "of " + DIRECT_ROOM / 1024 + " KiB that UCX staging may bring it to (" + DIRECT_SHARE + "% of "
-                + "-XX:MaxDirectMemorySize, -Dsdp4j.ucx.directShare; the rest is for the JDK's own socket I/O)";
-    }
-
-    static boolean isDirectMemory(OutOfMemoryError e) {
-        return String.valueOf(e.getMessage()).contains("direct buffer memory");
-    }
-
-    static String noDirectMemory(Throwable e) {
-        return "no direct memory left (" + e.getMessage() + "); each UCX connection end takes two staging buffers of "
-                + STAGING_INITIAL / 1024 + " KiB, growing to " + STAGING / 1024 + " KiB with large transfers: raise "
-                + "-XX:MaxDirectMemorySize or lower -Dsdp4j.ucx.buffer";
     }
 
     /**
@@ -370,157 +235,13 @@ final class UcxConnection {
     }
 
     /**
-     * The last user left a closed connection: what was written before the close still goes to the peer, then the
-     * end-of-stream marker, then the endpoint closes and the worker goes back to the pool. That can take long: across
-     * hosts a flush waits for RC acknowledgements, and one frame lost on the wire costs a retransmission timeout (a
-     * one-second bound here lost the tail of a stream and aborted the process in {@code ucp_worker_destroy} under a
-     * request still posted). So the closing thread gives it a moment and {@link Linger} finishes it, as the kernel
-     * finishes a closed TCP socket's sends: close does not block, and nothing written is dropped while the peer lives.
-     */
-    private void release() {
-        lingerUntil = System.nanoTime() + Linger.MILLIS * 1_000_000L;
-        long end = System.nanoTime() + (org.sdp4j.transport.Threads.onVirtualThread() ? VIRTUAL_SPIN_NANOS
-                : RELEASE_SPIN_NANOS);
-        while (!settle()) {
-            if (System.nanoTime() - end >= 0) {
-                Linger.add(this);
-                return;
-            }
-        }
-    }
-
-    /**
-     * One step of closing a released connection (the closing thread's, then {@link Linger}'s, one at a time);
-     * true once everything is released. Flush, marker, endpoint close, worker: a worker is never destroyed under a
-     * request still posted (UCX aborts the process); a flush that the peer's hang-up or the linger bound ends
-     * becomes a forced close, and a forced close that never completes leaves its worker to the process.
-     */
-    boolean settle() {
-        switch (closing) {
-            case START -> { // start: flush unless there is nobody to deliver to or nothing is left to deliver
-                clean = gone == null;
-                closing = CLOSE_EP;
-                // after shutdownOutput the marker already counted a send that may still be in flight (a
-                // non-blocking write's): it must be delivered, not cancelled by a forced close, or the peer waits
-                // for bytes that never come (issue 23; in one JVM the peer still got them, by cma from a staging
-                // buffer the close had given up: luck, not delivery)
-                UcpRequest inFlight = pendingSend;
-                boolean undelivered = !outputShutdown || inFlight != null && !inFlight.isCompleted();
-                if (clean && undelivered && !closedByPeer) {
-                    try {
-                        flushing = ep.flushNonBlocking(null);
-                        closing = FLUSHING;
-                    } catch (RuntimeException e) {
-                        clean = false;
-                    }
-                }
-                return false;
-            }
-            case FLUSHING -> { // flushing: the peer acknowledged all we sent, or it is gone, or time is up
-                progressQuietly();
-                if (flushing == null || flushing.isCompleted()) {
-                    closing = MARKER;
-                } else if (gone != null || closedByPeer || System.nanoTime() - lingerUntil >= 0) {
-                    clean = false;
-                    closing = CLOSE_EP;
-                }
-                return false;
-            }
-            case MARKER -> { // the marker: how much that was (shutdownOutput sent it already)
-                try {
-                    if (!outputShutdown) {
-                        marker();
-                    }
-                } catch (IOException | RuntimeException e) {
-                    clean = false; // the peer went away meanwhile
-                }
-                closing = CLOSE_EP;
-                return false;
-            }
-            case CLOSE_EP -> { // the endpoint: a send the peer will never take is cancelled by a forced close
-                UcpRequest w = pendingSend;
-                boolean inFlight = w != null && !w.isCompleted();
-                closeForced = !clean || closedByPeer || inFlight;
-                if (inFlight) {
-                    SENDS_CANCELLED.incrementAndGet();
-                }
-                closeEp(closeForced);
-                return false;
-            }
-            case CLOSING_EP -> { // the endpoint closing
-                progressQuietly();
-                UcpRequest c = closeRequest, r = pendingRecv, w = pendingSend, f = flushing;
-                // a flush the bound cut short completes (with an error) once the forced close purged its endpoint
-                boolean closed = (c == null || c.isCompleted()) && (w == null || w.isCompleted())
-                        && (f == null || f.isCompleted());
-                if (closed && r != null && !r.isCompleted()) {
-                    // a receive still posted on a closed endpoint completes only with its worker (UCX frees a
-                    // peer-connected endpoint with the worker): a moment for it, then the worker goes, not pooled
-                    if (receiveGraceUntil == 0) {
-                        receiveGraceUntil = System.nanoTime() + RECEIVE_GRACE_NANOS;
-                        return false;
-                    }
-                    if (System.nanoTime() - receiveGraceUntil < 0) {
-                        return false;
-                    }
-                    clean = false;
-                }
-                if (closed) {
-                    clean &= r == null || r.isCompleted();
-                    if (clean && !remote) {
-                        WorkerPool.give(worker);
-                    } else {
-                        WorkerPool.destroy(worker);
-                    }
-                } else if (System.nanoTime() - lingerUntil < 0) {
-                    return false;
-                } else if (!closeForced) {
-                    clean = false;
-                    closeEp(true); // a flushing close that outlasted the bound
-                    lingerUntil = System.nanoTime() + CLOSE_BOUND_NANOS * 5;
-                    return false;
-                } else {
-                    Linger.abandoned(worker); // destroying it would abort the process
-                }
-                Watchdog.retire(control); // the watchdog closes it: see there why not this thread
-                closing = RELEASED;
-                return true;
-            }
-            default -> {
-                return true;
-            }
-        }
-    }
-
-    /**
      * Tells the peer how many bytes this side sent in all (end-of-stream); the peer's reads end once that many
      * arrived, so the marker need not wait for them (a shutdownOutput does not wait for acknowledgements, as TCP's
      * does not). Non-blocking: the watchdog reads this socket; one writer at a time (the write lock, or the close).
      */
-    private void marker() throws IOException {
+    void marker() throws IOException {
         ByteBuffer m = ByteBuffer.allocate(9).put(Rendezvous.FIN).putLong(sent).flip();
         Rendezvous.writeFully(control, m, System.nanoTime() + CLOSE_BOUND_NANOS);
-    }
-
-    private void closeEp(boolean force) {
-        closeForced = force;
-        try {
-            closeRequest = force ? ep.closeNonBlockingForce() : ep.closeNonBlockingFlush();
-        } catch (RuntimeException e) {
-            clean = false;
-            closeRequest = null;
-        }
-        closing = CLOSING_EP;
-    }
-
-    private void progressQuietly() {
-        try {
-            if (worker.progress() == 0) {
-                Thread.onSpinWait();
-            }
-        } catch (Exception e) {
-            clean = false; // the requests waited for complete with the error
-        }
     }
 
     // ---- every jucx call of the data path: a UcxException (unchecked) becomes an IOException, never the app's ----
@@ -628,8 +349,8 @@ final class UcxConnection {
             if (peerSent >= 0 && received >= peerSent) {
                 return false;
             }
-            if (rlim == rbuf.capacity() && rlim < STAGING) { // the last receive filled it: a larger transfer
-                ByteBuffer b = grown(rbuf, rlim + 1);
+            if (rlim == rbuf.capacity() && rlim < Staging.STAGING) { // the last receive filled it: a larger transfer
+                ByteBuffer b = Staging.grown(rbuf, rlim + 1);
                 if (b != rbuf) {
                     rbuf = b;
                     raddr = UcxUtils.getAddress(b);
@@ -959,7 +680,7 @@ final class UcxConnection {
                 for (int i = off; i < off + len; i++) {
                     want += srcs[i].remaining();
                 }
-                growSend((int) Math.min(want, STAGING));
+                growSend((int) Math.min(want, Staging.STAGING));
                 int cap = sbuf.capacity();
                 int n = 0;
                 for (int i = off; i < off + len && n < cap; i++) {
@@ -991,7 +712,7 @@ final class UcxConnection {
 
     /** Under the write lock, with no send in flight: a send staging buffer fit for {@code need} bytes if it can. */
     private void growSend(int need) {
-        ByteBuffer b = grown(sbuf, need);
+        ByteBuffer b = Staging.grown(sbuf, need);
         if (b != sbuf) {
             sbuf = b;
             saddr = UcxUtils.getAddress(b);

@@ -64,7 +64,7 @@ final class UcxOptions {
             return Boolean.TRUE; // UCX sends at once: there is no Nagle
         }
         if (name == StandardSocketOptions.SO_SNDBUF || name == StandardSocketOptions.SO_RCVBUF) {
-            return UcxConnection.STAGING;
+            return Staging.STAGING;
         }
         if (name == StandardSocketOptions.SO_LINGER) {
             return -1;

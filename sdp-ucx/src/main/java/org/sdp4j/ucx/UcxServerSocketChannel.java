@@ -359,7 +359,7 @@ final class UcxServerSocketChannel extends ServerSocketChannel implements Transp
         if (v != null) {
             return (T) v;
         }
-        return (T) (name == StandardSocketOptions.SO_RCVBUF ? (Object) UcxConnection.STAGING : Boolean.TRUE);
+        return (T) (name == StandardSocketOptions.SO_RCVBUF ? (Object) Staging.STAGING : Boolean.TRUE);
     }
 
     @Override

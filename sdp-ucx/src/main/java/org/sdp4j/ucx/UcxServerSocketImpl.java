@@ -137,7 +137,7 @@ final class UcxServerSocketImpl extends SocketImpl implements org.sdp4j.transpor
             case SO_REUSEADDR:
                 return Boolean.TRUE;
             case SO_RCVBUF:
-                return UcxConnection.STAGING;
+                return Staging.STAGING;
             default:
                 throw new SocketException("UCX listener: option 0x" + Integer.toHexString(optID) + " not supported");
         }

@@ -158,10 +158,10 @@ final class Upgrade {
             if (noFds != null) {
                 throw new SocketException("UCX " + where + ": " + noFds);
             }
-            if (!UcxConnection.directRoom(2L * UcxConnection.STAGING_INITIAL)) {
-                throw new SocketException("UCX " + where + ": " + UcxConnection.noDirectRoom());
+            if (!Staging.directRoom(2L * Staging.STAGING_INITIAL)) {
+                throw new SocketException("UCX " + where + ": " + Staging.noDirectRoom());
             }
-            ByteBuffer[] staging = {UcxConnection.staging(), UcxConnection.staging()};
+            ByteBuffer[] staging = {Staging.staging(), Staging.staging()};
             InetAddress src = sourceFor(addr);
             tcp = Rendezvous.JDK.openSocketChannel(addr instanceof Inet4Address ? StandardProtocolFamily.INET
                     : StandardProtocolFamily.INET6);

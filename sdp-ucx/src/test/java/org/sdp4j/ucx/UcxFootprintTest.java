@@ -96,7 +96,7 @@ class UcxFootprintTest {
                     + (org.sdp4j.testing.Growth.openFds() - fdsBefore) / (double) CONNECTIONS + " descriptors");
             long direct = (directMemoryUsed() - directBefore) / CONNECTIONS;
             assertTrue(direct < 128 << 10, "a UCX connection that moved nothing holds " + (direct >> 10)
-                    + " KiB of direct memory (4 staging buffers start at " + UcxConnection.STAGING_INITIAL / 1024
+                    + " KiB of direct memory (4 staging buffers start at " + Staging.STAGING_INITIAL / 1024
                     + " KiB)");
         } finally {
             for (Socket s : open) {
@@ -121,12 +121,12 @@ class UcxFootprintTest {
 
     @Test
     void maxDirectMemorySizeIsReadAsTheJvmReadsIt() {
-        assertEquals(3L << 20, UcxConnection.parseSize("3m"));
-        assertEquals(512L << 10, UcxConnection.parseSize("512K"));
-        assertEquals(2L << 30, UcxConnection.parseSize("2g"));
-        assertEquals(4096, UcxConnection.parseSize("4096"));
-        assertEquals(-1, UcxConnection.parseSize("lots"));
-        assertTrue(UcxConnection.directLimit() > 0);
+        assertEquals(3L << 20, Staging.parseSize("3m"));
+        assertEquals(512L << 10, Staging.parseSize("512K"));
+        assertEquals(2L << 30, Staging.parseSize("2g"));
+        assertEquals(4096, Staging.parseSize("4096"));
+        assertEquals(-1, Staging.parseSize("lots"));
+        assertTrue(Staging.directLimit() > 0);
     }
 
     @Test

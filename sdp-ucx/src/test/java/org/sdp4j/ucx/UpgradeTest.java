@@ -47,7 +47,7 @@ class UpgradeTest {
     }
 
     private static ByteBuffer[] staging() {
-        return new ByteBuffer[] {UcxConnection.staging(), UcxConnection.staging()};
+        return new ByteBuffer[] {Staging.staging(), Staging.staging()};
     }
 
     /** A connected TCP pair: [0] the client's end, [1] the listener's. */

@@ -1,0 +1,136 @@
+package org.sdp4j.ucx;
+
+import java.nio.ByteBuffer;
+
+/**
+ * The staging buffers of UCX connections and the direct memory they may take: each connection end stages its
+ * sends and receives in two native buffers (UCX reads and writes registered memory), which start small and double
+ * up to {@link #STAGING}; a share of the JVM's direct memory is left to the JDK's own socket I/O.
+ */
+final class Staging {
+    private Staging() {}
+
+    /** The most a staging buffer grows to ({@code sdp4j.ucx.buffer}): one UCX send or receive at most. */
+    static final int STAGING = org.sdp4j.transport.Props.intProperty("sdp4j.ucx.buffer", 256 * 1024, 4096);
+    /**
+     * A staging buffer's first size ({@code sdp4j.ucx.buffer.initial}, 16 KiB): it doubles, up to {@link #STAGING},
+     * when a receive fills it or a write is larger. A database connection moves small messages, and 1,000
+     * connections with both ends in one JVM took 1 GiB of direct memory at 256 KiB a buffer (the concurrency
+     * benchmark ran out at -Xmx512m and sent half of them to TCP); a streaming connection reaches full size within
+     * a few transfers.
+     */
+    static final int STAGING_INITIAL = Math.min(STAGING, org.sdp4j.transport.Props.intProperty(
+            "sdp4j.ucx.buffer.initial", 16 * 1024, 4096));
+    /**
+     * The share of the JVM's direct memory (percent, {@code sdp4j.ucx.directShare}, default 75) beyond which no
+     * staging buffer is taken: a new connection goes to TCP and a buffer stops growing. The rest is the JDK's own:
+     * its TCP sockets take a temporary direct buffer for each read and write (JDK 17: of the write's size up to
+     * 128 KiB), so UCX staging that filled direct memory made the TCP connections it fell back to fail with
+     * OutOfMemoryError (UcxDirectMemoryTest on JDK 17).
+     */
+    static final int DIRECT_SHARE = Math.min(100, org.sdp4j.transport.Props.intProperty("sdp4j.ucx.directShare", 75,
+            1));
+    private static final java.lang.management.BufferPoolMXBean DIRECT_POOL = directPool();
+    private static final long DIRECT_ROOM = directLimit() / 100 * DIRECT_SHARE;
+    /**
+     * A staging buffer. {@link Handshake} takes both before the wire-up, so that a side without direct memory fails
+     * while its peer is still in the handshake (its catch turns the OutOfMemoryError into a SocketException: the
+     * connection goes to TCP), and a UCX connection never fails later for want of a buffer.
+     */
+    static ByteBuffer staging() {
+        return ByteBuffer.allocateDirect(STAGING_INITIAL);
+    }
+
+    /**
+     * A staging buffer of at least {@code need} bytes (doubling {@code b}'s size, at most {@link #STAGING}), or
+     * {@code b} itself when it is at full size or direct memory is short (a smaller buffer only means more sends).
+     */
+    static ByteBuffer grown(ByteBuffer b, int need) {
+        int cap = b.capacity();
+        if (cap >= STAGING || need <= cap) {
+            return b;
+        }
+        int size = cap;
+        while (size < need && size < STAGING) {
+            size <<= 1;
+        }
+        if (!directRoom(Math.min(size, STAGING))) {
+            return b;
+        }
+        try {
+            return ByteBuffer.allocateDirect(Math.min(size, STAGING));
+        } catch (OutOfMemoryError e) {
+            if (!isDirectMemory(e)) {
+                throw e;
+            }
+            return b;
+        }
+    }
+
+    private static java.lang.management.BufferPoolMXBean directPool() {
+        try {
+            for (java.lang.management.BufferPoolMXBean b : java.lang.management.ManagementFactory
+                    .getPlatformMXBeans(java.lang.management.BufferPoolMXBean.class)) {
+                if (b.getName().equals("direct")) {
+                    return b;
+                }
+            }
+        } catch (RuntimeException | LinkageError e) {
+            // no java.management: only the JVM's own OutOfMemoryError then limits staging
+        }
+        return null;
+    }
+
+    /** -XX:MaxDirectMemorySize, or the JVM's default for it (the maximum heap). */
+    static long directLimit() {
+        long limit = Runtime.getRuntime().maxMemory();
+        try {
+            for (String a : java.lang.management.ManagementFactory.getRuntimeMXBean().getInputArguments()) {
+                if (a.startsWith("-XX:MaxDirectMemorySize=")) {
+                    long v = parseSize(a.substring(a.indexOf('=') + 1));
+                    if (v > 0) {
+                        limit = v;
+                    }
+                }
+            }
+        } catch (RuntimeException | LinkageError e) {
+            // the default stands
+        }
+        return limit;
+    }
+
+    static long parseSize(String v) {
+        String t = v.trim().toLowerCase(java.util.Locale.ROOT);
+        long unit = 1;
+        if (!t.isEmpty() && "kmgt".indexOf(t.charAt(t.length() - 1)) >= 0) {
+            unit = 1L << (10 * ("kmgt".indexOf(t.charAt(t.length() - 1)) + 1));
+            t = t.substring(0, t.length() - 1);
+        }
+        try {
+            return Long.parseLong(t) * unit;
+        } catch (NumberFormatException e) {
+            return -1;
+        }
+    }
+
+    /** Whether {@code bytes} more of staging leaves the JDK its share of direct memory. */
+    static boolean directRoom(long bytes) {
+        return DIRECT_POOL == null || DIRECT_POOL.getMemoryUsed() + bytes <= DIRECT_ROOM;
+    }
+
+    static String noDirectRoom() {
+        return "direct memory is " + (DIRECT_POOL == null ? "?" : DIRECT_POOL.getMemoryUsed() / 1024) + " KiB used "
+                + "of " + DIRECT_ROOM / 1024 + " KiB that UCX staging may bring it to (" + DIRECT_SHARE + "% of "
+                + "-XX:MaxDirectMemorySize, -Dsdp4j.ucx.directShare; the rest is for the JDK's own socket I/O)";
+    }
+
+    static boolean isDirectMemory(OutOfMemoryError e) {
+        return String.valueOf(e.getMessage()).contains("direct buffer memory");
+    }
+
+    static String noDirectMemory(Throwable e) {
+        return "no direct memory left (" + e.getMessage() + "); each UCX connection end takes two staging buffers of "
+                + STAGING_INITIAL / 1024 + " KiB, growing to " + STAGING / 1024 + " KiB with large transfers: raise "
+                + "-XX:MaxDirectMemorySize or lower -Dsdp4j.ucx.buffer";
+    }
+}

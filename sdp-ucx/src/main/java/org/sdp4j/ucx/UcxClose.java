@@ -1,0 +1,178 @@
+package org.sdp4j.ucx;
+
+import java.io.IOException;
+
+import org.openucx.jucx.ucp.UcpRequest;
+
+/**
+ * Closing a UCX connection its last user left ({@link UcxConnection#close}): flush, end-of-stream marker, endpoint
+ * close, worker back to the pool, one non-blocking step at a time ({@link #settle}), by the closing thread for a
+ * moment and then by {@link Linger}'s, never both.
+ */
+final class UcxClose {
+    /** How long the closing thread itself works at a close before {@link Linger} takes it over (platform threads). */
+    private static final long RELEASE_SPIN_NANOS = 200_000;
+    /** How long a receive left posted on a closed endpoint may take to complete before its worker is destroyed. */
+    private static final long RECEIVE_GRACE_NANOS = 1_000_000;
+
+    private final UcxConnection conn;
+
+    private UcxClose(UcxConnection conn) {
+        this.conn = conn;
+    }
+
+    /** Closing ({@link #settle}; the closing thread, then {@link Linger}'s, never both): step, requests, outcome. */
+    private static final int START = 0, FLUSHING = 1, MARKER = 2, CLOSE_EP = 3, CLOSING_EP = 4, RELEASED = 5;
+    private int closing = START;
+    private UcpRequest flushing, closeRequest;
+    private boolean clean, closeForced;
+    private long lingerUntil, receiveGraceUntil;
+
+    /**
+     * The last user left a closed connection: what was written before the close still goes to the peer, then the
+     * end-of-stream marker, then the endpoint closes and the worker goes back to the pool. That can take long: across
+     * hosts a flush waits for RC acknowledgements, and one frame lost on the wire costs a retransmission timeout (a
+     * one-second bound here lost the tail of a stream and aborted the process in {@code ucp_worker_destroy} under a
+     * request still posted). So the closing thread gives it a moment and {@link Linger} finishes it, as the kernel
+     * finishes a closed TCP socket's sends: close does not block, and nothing written is dropped while the peer lives.
+     */
+    static void release(UcxConnection c) {
+        new UcxClose(c).start();
+    }
+
+    private void start() {
+        lingerUntil = System.nanoTime() + Linger.MILLIS * 1_000_000L;
+        long end = System.nanoTime() + (org.sdp4j.transport.Threads.onVirtualThread() ? UcxConnection.VIRTUAL_SPIN_NANOS
+                : RELEASE_SPIN_NANOS);
+        while (!settle()) {
+            if (System.nanoTime() - end >= 0) {
+                Linger.add(this);
+                return;
+            }
+        }
+    }
+
+    /**
+     * One step of closing a released connection (the closing thread's, then {@link Linger}'s, one at a time);
+     * true once everything is released. Flush, marker, endpoint close, worker: a worker is never destroyed under a
+     * request still posted (UCX aborts the process); a flush that the peer's hang-up or the linger bound ends
+     * becomes a forced close, and a forced close that never completes leaves its worker to the process.
+     */
+    boolean settle() {
+        switch (closing) {
+            case START -> { // start: flush unless there is nobody to deliver to or nothing is left to deliver
+                clean = conn.gone == null;
+                closing = CLOSE_EP;
+                // after shutdownOutput the marker already counted a send that may still be in flight (a
+                // non-blocking write's): it must be delivered, not cancelled by a forced close, or the peer waits
+                // for bytes that never come (issue 23; in one JVM the peer still got them, by cma from a staging
+                // buffer the close had given up: luck, not delivery)
+                UcpRequest inFlight = conn.pendingSend;
+                boolean undelivered = !conn.outputShutdown || inFlight != null && !inFlight.isCompleted();
+                if (clean && undelivered && !conn.closedByPeer) {
+                    try {
+                        flushing = conn.ep.flushNonBlocking(null);
+                        closing = FLUSHING;
+                    } catch (RuntimeException e) {
+                        clean = false;
+                    }
+                }
+                return false;
+            }
+            case FLUSHING -> { // flushing: the peer acknowledged all we sent, or it is gone, or time is up
+                progressQuietly();
+                if (flushing == null || flushing.isCompleted()) {
+                    closing = MARKER;
+                } else if (conn.gone != null || conn.closedByPeer || System.nanoTime() - lingerUntil >= 0) {
+                    clean = false;
+                    closing = CLOSE_EP;
+                }
+                return false;
+            }
+            case MARKER -> { // the marker: how much that was (shutdownOutput sent it already)
+                try {
+                    if (!conn.outputShutdown) {
+                        conn.marker();
+                    }
+                } catch (IOException | RuntimeException e) {
+                    clean = false; // the peer went away meanwhile
+                }
+                closing = CLOSE_EP;
+                return false;
+            }
+            case CLOSE_EP -> { // the endpoint: a send the peer will never take is cancelled by a forced close
+                UcpRequest w = conn.pendingSend;
+                boolean inFlight = w != null && !w.isCompleted();
+                closeForced = !clean || conn.closedByPeer || inFlight;
+                if (inFlight) {
+                    UcxConnection.SENDS_CANCELLED.incrementAndGet();
+                }
+                closeEp(closeForced);
+                return false;
+            }
+            case CLOSING_EP -> { // the endpoint closing
+                progressQuietly();
+                UcpRequest c = closeRequest, r = conn.pendingRecv, w = conn.pendingSend, f = flushing;
+                // a flush the bound cut short completes (with an error) once the forced close purged its endpoint
+                boolean closed = (c == null || c.isCompleted()) && (w == null || w.isCompleted())
+                        && (f == null || f.isCompleted());
+                if (closed && r != null && !r.isCompleted()) {
+                    // a receive still posted on a closed endpoint completes only with its worker (UCX frees a
+                    // peer-connected endpoint with the worker): a moment for it, then the worker goes, not pooled
+                    if (receiveGraceUntil == 0) {
+                        receiveGraceUntil = System.nanoTime() + RECEIVE_GRACE_NANOS;
+                        return false;
+                    }
+                    if (System.nanoTime() - receiveGraceUntil < 0) {
+                        return false;
+                    }
+                    clean = false;
+                }
+                if (closed) {
+                    clean &= r == null || r.isCompleted();
+                    if (clean && !conn.remote) {
+                        WorkerPool.give(conn.worker);
+                    } else {
+                        WorkerPool.destroy(conn.worker);
+                    }
+                } else if (System.nanoTime() - lingerUntil < 0) {
+                    return false;
+                } else if (!closeForced) {
+                    clean = false;
+                    closeEp(true); // a flushing close that outlasted the bound
+                    lingerUntil = System.nanoTime() + UcxConnection.CLOSE_BOUND_NANOS * 5;
+                    return false;
+                } else {
+                    Linger.abandoned(conn.worker); // destroying it would abort the process
+                }
+                Watchdog.retire(conn.control); // the watchdog closes it: see there why not this thread
+                closing = RELEASED;
+                return true;
+            }
+            default -> {
+                return true;
+            }
+        }
+    }
+
+    private void closeEp(boolean force) {
+        closeForced = force;
+        try {
+            closeRequest = force ? conn.ep.closeNonBlockingForce() : conn.ep.closeNonBlockingFlush();
+        } catch (RuntimeException e) {
+            clean = false;
+            closeRequest = null;
+        }
+        closing = CLOSING_EP;
+    }
+
+    private void progressQuietly() {
+        try {
+            if (conn.worker.progress() == 0) {
+                Thread.onSpinWait();
+            }
+        } catch (Exception e) {
+            clean = false; // the requests waited for complete with the error
+        }
+    }
+}
