@@ -222,14 +222,14 @@ public final class Charts {
                 }
                 double w = Math.max(1, bar.value() / top * barW);
                 rect(b, left, cy - 8, w, 16, bar.color(), null);
-                String label = Report.sig(bar.value());
+                String label = ReportMarkdown.sig(bar.value());
                 if (Double.isFinite(bar.err()) && bar.err() > 0) {
                     double x0 = left + Math.max(0, bar.value() - bar.err()) / top * barW;
                     double x1 = left + (bar.value() + bar.err()) / top * barW;
                     line(b, x0, cy, x1, cy, "#111", 1.3, null);
                     line(b, x0, cy - 5, x0, cy + 5, "#111", 1.3, null);
                     line(b, x1, cy - 5, x1, cy + 5, "#111", 1.3, null);
-                    label += " ± " + Report.sig(bar.err());
+                    label += " ± " + ReportMarkdown.sig(bar.err());
                 }
                 double tx = left + Math.max(w, Double.isFinite(bar.err()) ? (bar.value() + bar.err()) / top * barW : w) + 8;
                 b.append(String.format(Locale.ROOT, "<text x=\"%.1f\" y=\"%.1f\" font-size=\"12\" fill=\"#111\">%s%s</text>%n", tx, cy + 4,

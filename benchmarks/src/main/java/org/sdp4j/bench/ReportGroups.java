@@ -10,11 +10,11 @@ import java.util.regex.Pattern;
 
 import org.openjdk.jmh.util.ListStatistics;
 
-import org.sdp4j.bench.Report.Config;
-import org.sdp4j.bench.Report.Quantity;
-import org.sdp4j.bench.Report.Series;
-import org.sdp4j.bench.Report.Settings;
 import org.sdp4j.bench.Report.Step;
+import org.sdp4j.bench.ReportMath.Quantity;
+import org.sdp4j.bench.ReportModel.Config;
+import org.sdp4j.bench.ReportModel.Series;
+import org.sdp4j.bench.ReportSettings.Settings;
 
 /**
  * The report's groups for issue 13, next to {@link Report}'s {@code db} and {@code net}:
@@ -79,10 +79,10 @@ final class ReportGroups {
         }
     }
 
-    /** What a series of the new groups stands for, or null (then {@link Report#quantity} decides). */
+    /** What a series of the new groups stands for, or null (then {@link ReportMath#quantity} decides). */
     static Quantity quantity(Series s) {
         double v = s.score(), e = s.error();
-        double sec = Report.toSeconds(v, s.unit);
+        double sec = ReportMath.toSeconds(v, s.unit);
         double rel = Double.isFinite(e) ? e / v : Double.NaN;
         switch (s.bench) {
             case "Concurrency.roundTrips": {
@@ -127,7 +127,7 @@ final class ReportGroups {
         if (!s.groups.contains("conc")) return;
         List<Double> ticks = new ArrayList<>();
         for (int n : s.concN) ticks.add((double) n);
-        String sub = s.profile + " profile, " + s.rounds + " round(s); geometric mean ± " + Report.CI + " interval; higher is better";
+        String sub = s.profile + " profile, " + s.rounds + " round(s); geometric mean ± " + ReportMath.CI + " interval; higher is better";
         for (String[] b : new String[][] {{"roundTrips", "conc-roundtrips.svg", "64 B round trips per second vs concurrent connections",
                 "round trips per second (log)"}, {"connectBurst", "conc-connect.svg",
                 "Connect bursts: N threads connect, do one 64 B round trip and close, at once", "connects per second (log)"}}) {
@@ -140,14 +140,14 @@ final class ReportGroups {
                     for (int n : s.concN) {
                         Series x = results.getOrDefault(concLabel(b[0], n, k, s), Map.of()).get(c.name);
                         if (x == null || !x.ok()) continue;
-                        Quantity q = Report.quantity(x);
+                        Quantity q = ReportMath.quantity(x);
                         l.add(n, q.value, q.error);
                     }
                     if (!l.points.isEmpty()) lines.add(l);
                 }
             }
             charts.put(b[1], Charts.logLog(b[2], sub, "concurrent connections (log scale)", b[3], ticks, v -> Long.toString(Math.round(v)),
-                    ReportGroups::rate, lines, Report.unavailableNotes(configs)));
+                    ReportGroups::rate, lines, ReportCharts.unavailableNotes(configs)));
         }
     }
 
@@ -158,7 +158,7 @@ final class ReportGroups {
     }
 
     private static String trim(double v) {
-        return Report.sig(v);
+        return ReportMarkdown.sig(v);
     }
 
     // ------------------------------------------------------------------------------------------ markdown
@@ -197,7 +197,7 @@ final class ReportGroups {
         if (charts.contains("conc-roundtrips.svg")) b.append("![round trips per second vs connections](charts/conc-roundtrips.svg)\n\n");
         concTable(b, s, configs, results, "roundTrips");
         markdownWhere(b, s, configs);
-        b.append("**UCX against TCP, at every N** (ucx / tcp round trips per second, paired, ").append(Report.CI).append(" interval):\n\n");
+        b.append("**UCX against TCP, at every N** (ucx / tcp round trips per second, paired, ").append(ReportMath.CI).append(" interval):\n\n");
         for (String k : s.concThreads) {
             for (int n : s.concN) {
                 Map<String, Series> row = results.getOrDefault(concLabel("roundTrips", n, k, s), Map.of());
@@ -262,7 +262,7 @@ final class ReportGroups {
                     for (Map.Entry<String, Integer> e : n.entrySet()) l.add(e.getValue() + " x " + e.getKey());
                     t.append("| ").append(c.name).append(" | ").append(r).append(" | ").append(p.getValue()).append(" | ")
                             .append(l.isEmpty() ? "(none logged)" : String.join(", ", l)).append(" | ")
-                            .append(why.containsKey(p.getKey()) ? Report.mdCell(why.get(p.getKey())) : "").append(" |\n");
+                            .append(why.containsKey(p.getKey()) ? ReportMarkdown.mdCell(why.get(p.getKey())) : "").append(" |\n");
                 }
             }
         }
@@ -294,26 +294,26 @@ final class ReportGroups {
 
     static String cell(Config c, Series x) {
         if (!c.available()) return "unavailable";
-        if (x == null || !x.ok()) return x != null && !x.failures.isEmpty() ? "failed: " + Report.mdCell(Report.shortReason(x.failures.get(0))) : "-";
-        Quantity q = Report.quantity(x);
+        if (x == null || !x.ok()) return x != null && !x.failures.isEmpty() ? "failed: " + ReportMarkdown.mdCell(Report.shortReason(x.failures.get(0))) : "-";
+        Quantity q = ReportMath.quantity(x);
         if (!(q.error < 10 * q.value)) {   // few iterations on a loaded machine: Student t makes the interval meaningless
-            return (q.unit.equals("/s") ? rate(q.value) : Report.sig(q.value)) + " (interval > 10x: too few or too scattered iterations)";
+            return (q.unit.equals("/s") ? rate(q.value) : ReportMarkdown.sig(q.value)) + " (interval > 10x: too few or too scattered iterations)";
         }
-        return q.unit.equals("/s") ? rate(q.value) + " ± " + rate(q.error).replace("/s", "") : Report.pm(q.value, q.error);
+        return q.unit.equals("/s") ? rate(q.value) + " ± " + rate(q.error).replace("/s", "") : ReportMarkdown.pm(q.value, q.error);
     }
 
     static String pair(Series a, Series b) {
         if (a == null || b == null || !a.ok() || !b.ok()) return "-";
-        double[] r = Report.pairedRatio(a, b);
+        double[] r = ReportMath.pairedRatio(a, b);
         if (!(r[1] < 10 * r[0])) return String.format(Locale.ROOT, "%.3f (interval > 10x)", r[0]);
-        return Report.ratioText(r);
+        return ReportMarkdown.ratioText(r);
     }
 
     static String verdict(Series ucx, Series tcp) {
-        if (ucx == null || !ucx.ok()) return "ucx **did not run**" + (ucx != null && !ucx.failures.isEmpty() ? ": " + Report.mdCell(ucx.failures.get(0)) : "");
+        if (ucx == null || !ucx.ok()) return "ucx **did not run**" + (ucx != null && !ucx.failures.isEmpty() ? ": " + ReportMarkdown.mdCell(ucx.failures.get(0)) : "");
         if (tcp == null || !tcp.ok()) return "tcp did not run";
-        double[] r = Report.pairedRatio(ucx, tcp);
-        String t = Report.ratioText(r);
+        double[] r = ReportMath.pairedRatio(ucx, tcp);
+        String t = ReportMarkdown.ratioText(r);
         if (r[3] >= 1) return t + ": UCX ahead";
         if (r[4] <= 1) return t + ": **UCX behind TCP**";
         return t + ": no difference this run can resolve";
@@ -328,17 +328,17 @@ final class ReportGroups {
                 .append("of every 64 B round trip (client and echo thread in one JVM). Ratio: sdp4j / ucx_perftest, paired (above 1: sdp4j slower).\n\n");
         b.append("| measurement | round trip | ucx sdp4j / ucx_perftest |\n|---|---:|---:|\n");
         b.append("| ucx_perftest stream_lat, 64 B | ")
-                .append(pt == null || !pt.ok() ? "failed" + (pt != null && !pt.failures.isEmpty() ? ": " + Report.mdCell(pt.failures.get(0)) : "")
-                        : Report.pm(pt.score(), pt.error()) + " µs")
+                .append(pt == null || !pt.ok() ? "failed" + (pt != null && !pt.failures.isEmpty() ? ": " + ReportMarkdown.mdCell(pt.failures.get(0)) : "")
+                        : ReportMarkdown.pm(pt.score(), pt.error()) + " µs")
                 .append(" | 1 |\n");
         for (String[] r : new String[][] {{"NetPipe.socketLatency size=64", "Socket"}, {"NetPipe.channelLatency size=64", "SocketChannel"}}) {
             Map<String, Series> row = results.getOrDefault(r[0], Map.of());
             for (Config c : configs) {
                 Series x = row.get(c.name);
                 if (x == null || !x.ok()) continue;
-                Quantity q = Report.quantity(x);
-                b.append("| ").append(c.name).append(", 64 B round trip, ").append(r[1]).append(" | ").append(Report.pm(q.value, q.error)).append(' ')
-                        .append(Report.unitText(q.unit)).append(" | ").append(pt == null || !pt.ok() ? "-" : Report.ratioText(Report.pairedRatio(x, pt)))
+                Quantity q = ReportMath.quantity(x);
+                b.append("| ").append(c.name).append(", 64 B round trip, ").append(r[1]).append(" | ").append(ReportMarkdown.pm(q.value, q.error)).append(' ')
+                        .append(ReportMarkdown.unitText(q.unit)).append(" | ").append(pt == null || !pt.ok() ? "-" : ReportMarkdown.ratioText(ReportMath.pairedRatio(x, pt)))
                         .append(" |\n");
             }
         }
@@ -349,7 +349,7 @@ final class ReportGroups {
     static void roundTable(StringBuilder b, Settings s, List<Config> configs, Map<String, Map<String, Series>> results, String label, String title) {
         Map<String, Series> row = results.getOrDefault(label, Map.of());
         Series any = row.values().stream().filter(Series::ok).findFirst().orElse(null);
-        String unit = any == null ? "" : " (" + Report.unitText(Report.unitShort(any.unit)) + ")";
+        String unit = any == null ? "" : " (" + ReportMarkdown.unitText(ReportMath.unitShort(any.unit)) + ")";
         b.append("**").append(title).append("**").append(unit).append("\n\n| round | ");
         for (Config c : configs) b.append(c.name).append(" | ");
         b.append("ucx / tcp |\n|---|");
@@ -361,7 +361,7 @@ final class ReportGroups {
                 Series x = row.get(c.name);
                 ListStatistics st = x == null ? null : x.byRound.get(r);
                 b.append(st == null || st.getN() == 0 ? (c.available() ? "failed" : "unavailable")
-                        : Report.sig(geo(x, r)) + " [" + Report.sig(st.getMin()) + ", " + Report.sig(st.getMax()) + "]").append(" | ");
+                        : ReportMarkdown.sig(geo(x, r)) + " [" + ReportMarkdown.sig(st.getMin()) + ", " + ReportMarkdown.sig(st.getMax()) + "]").append(" | ");
             }
             b.append(roundRatio(row.get("ucx"), row.get("tcp"), r)).append(" |\n");
         }

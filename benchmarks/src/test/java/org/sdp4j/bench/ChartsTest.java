@@ -28,7 +28,7 @@ class ChartsTest {
             tcp.add(s, 20 + s / 1000.0, 2);
             ch.add(s, 18 + s / 1100.0, Double.NaN);
         }
-        String svg = Charts.logLog("Round trip <&>", "sub", "message size (bytes)", "round-trip time", Report.xTicks(Report.sizes("1", "64", "1K",
+        String svg = Charts.logLog("Round trip <&>", "sub", "message size (bytes)", "round-trip time", ReportCharts.xTicks(ReportSettings.sizes("1", "64", "1K",
                 "64K", "1M", "8M")), Charts::bytes, Charts::micros, List.of(tcp, ch), List.of("sdp: unavailable"));
         Document d = parse(svg);
         assertEquals("svg", d.getDocumentElement().getNodeName());

@@ -30,15 +30,15 @@ class CompareTransportsTest {
     void probeOutputGivesReasonAndNote() {
         String failed = "sdp4j: server 127.0.0.1:1 program=x rule=line 5 family=sdp transport=none\n"
                 + "probe FAILED: java.net.SocketException: no RDMA device <- java.lang.UnsupportedOperationException: x\n\tat x.y(z)\n";
-        assertEquals("java.net.SocketException: no RDMA device", CompareTransports.probeReason(failed, 1));
+        assertEquals("java.net.SocketException: no RDMA device", Probes.probeReason(failed, 1));
         String refused = "sdp4j: /tmp/x.conf:3: unknown family 'ucx'\nsdp4j: refusing to start\n";
         assertEquals("probe JVM exited 2: sdp4j: /tmp/x.conf:3: unknown family 'ucx' / sdp4j: refusing to start",
-                CompareTransports.probeReason(refused, 2));
+                Probes.probeReason(refused, 2));
         String selftest = "transport tcp      available\ntransport rsocket  unavailable: no RDMA device: none found\nselftest: ok\n";
-        assertEquals("no RDMA device: none found", CompareTransports.selftestReason(selftest, "rsocket"));
-        assertEquals(null, CompareTransports.selftestReason(selftest, "ucx"));
+        assertEquals("no RDMA device: none found", Probes.selftestReason(selftest, "rsocket"));
+        assertEquals(null, Probes.selftestReason(selftest, "ucx"));
         String ok = "sdp4j: client 127.0.0.1:1 program=x rule=line 6 family=both transport=tcp fallback=\"no RDMA device\"\nprobe ok\n";
-        assertEquals("transport tcp, fallback: no RDMA device", CompareTransports.probeNote(ok));
+        assertEquals("transport tcp, fallback: no RDMA device", Probes.probeNote(ok));
     }
 
     @Test

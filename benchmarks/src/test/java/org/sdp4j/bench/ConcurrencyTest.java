@@ -101,7 +101,7 @@ class ConcurrencyTest {
 
     @Test
     void reportPlansPlatformBeforeVirtualAndPairsUcxPerftestWithThe64ByteSocketPingPong() {
-        Report.Settings s = Report.parse(new String[] {"--groups", "conc,perftest", "--conc-threads", "virtual,platform", "--conc-n", "1,16",
+        ReportSettings.Settings s = ReportSettings.parse(new String[] {"--groups", "conc,perftest", "--conc-threads", "virtual,platform", "--conc-n", "1,16",
             "--agent", "/a"});
         java.util.List<Report.Step> steps = Report.plan(s);
         int lastPlatform = -1, firstVirtual = Integer.MAX_VALUE;
@@ -111,11 +111,11 @@ class ConcurrencyTest {
         }
         assertTrue(lastPlatform >= 0 && lastPlatform < firstVirtual, "a pinned carrier can only hang the steps after it");
         assertTrue(steps.stream().anyMatch(x -> x.perftest && x.label.equals("NetPipe.socketLatency size=64")));
-        assertThrows(IllegalArgumentException.class, () -> Report.parse(new String[] {"--conc-server", "elsewhere", "--agent", "/a"}));
+        assertThrows(IllegalArgumentException.class, () -> ReportSettings.parse(new String[] {"--conc-server", "elsewhere", "--agent", "/a"}));
 
-        Report.Series r = new Report.Series("Concurrency.roundTrips", "connections=16 server=jvm threads=platform", "ucx");
+        ReportModel.Series r = new ReportModel.Series("Concurrency.roundTrips", "connections=16 server=jvm threads=platform", "ucx");
         r.addIteration(1, 0, 10, "ms/op");
-        Report.Quantity q = Report.quantity(r);
+        ReportMath.Quantity q = ReportMath.quantity(r);
         assertTrue(q.higherIsBetter);
         assertEquals(Concurrency.roundTripsPerOp(16) / 0.010, q.value, 1e-6);
     }
