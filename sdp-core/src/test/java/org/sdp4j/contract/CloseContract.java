@@ -22,6 +22,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Future;
+import java.util.concurrent.atomic.AtomicLong;
 
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -32,9 +33,6 @@ import org.junit.jupiter.params.provider.ValueSource;
  * and with several blocked threads), and what reads and writes see after close.
  */
 public abstract class CloseContract extends ContractBase {
-    /** Lets blocked threads really block before the close (a close before the call would test something else). */
-    static final long SETTLE_MS = 300;
-
     static Throwable failure(Future<?> f) throws Exception {
         ExecutionException e = assertThrows(ExecutionException.class, () -> await(f), "the blocked call must fail");
         return e.getCause();
@@ -82,8 +80,9 @@ public abstract class CloseContract extends ContractBase {
     void shutdownInputWakesABlockedReader() throws Exception {
         Pair p = pair();
         InputStream in = p.client.getInputStream();
-        Future<Integer> r = async(() -> in.read());
-        Thread.sleep(SETTLE_MS);
+        Blocked.Call<Integer> r = Blocked.call(() -> in.read());
+        // blocked, not about to read: a shutdown before the read would test something else
+        Blocked.awaitBlocked(r, "a reader of a connection nobody writes to");
         // the JDK returns at once and the reader sees end of stream
         Future<?> sd = async(() -> {
             p.client.shutdownInput();
@@ -101,8 +100,8 @@ public abstract class CloseContract extends ContractBase {
     @Test
     void channelShutdownInputWakesABlockedReader() throws Exception {
         SocketChannel[] ch = channels();
-        Future<Integer> r = async(() -> ch[0].read(ByteBuffer.allocate(8)));
-        Thread.sleep(SETTLE_MS);
+        Blocked.Call<Integer> r = Blocked.call(() -> ch[0].read(ByteBuffer.allocate(8)));
+        Blocked.awaitBlocked(r, "a channel reader of a connection nobody writes to");
         await(async(() -> ch[0].shutdownInput()));
         assertEquals(-1, (int) await(r), "the blocked reader sees end of stream");
         assertTrue(ch[0].isOpen());
@@ -113,16 +112,19 @@ public abstract class CloseContract extends ContractBase {
     void closeWakesBlockedReaders(int readers) throws Exception {
         Pair p = pair();
         InputStream in = p.client.getInputStream();
-        List<Future<Integer>> rs = new ArrayList<>();
+        List<Blocked.Call<Integer>> rs = new ArrayList<>();
         for (int i = 0; i < readers; i++) {
-            rs.add(async(in::read));
+            rs.add(Blocked.call(in::read));
         }
-        Thread.sleep(SETTLE_MS);
+        // every reader blocked (in the read or waiting for the stream's lock): a close before would test less
+        for (Blocked.Call<Integer> r : rs) {
+            Blocked.awaitBlocked(r, "a reader of a connection nobody writes to");
+        }
         await(async(() -> {
             p.client.close();
             return null;
         }));
-        for (Future<Integer> r : rs) {
+        for (Blocked.Call<Integer> r : rs) {
             assertInstanceOf(SocketException.class, failure(r), "a reader woken by close");
         }
     }
@@ -131,16 +133,18 @@ public abstract class CloseContract extends ContractBase {
     @ValueSource(ints = {1, 3})
     void channelCloseWakesBlockedReaders(int readers) throws Exception {
         SocketChannel[] ch = channels();
-        List<Future<Integer>> rs = new ArrayList<>();
+        List<Blocked.Call<Integer>> rs = new ArrayList<>();
         for (int i = 0; i < readers; i++) {
-            rs.add(async(() -> ch[0].read(ByteBuffer.allocate(8))));
+            rs.add(Blocked.call(() -> ch[0].read(ByteBuffer.allocate(8))));
         }
-        Thread.sleep(SETTLE_MS);
+        for (Blocked.Call<Integer> r : rs) {
+            Blocked.awaitBlocked(r, "a channel reader of a connection nobody writes to");
+        }
         await(async(() -> {
             ch[0].close();
             return null;
         }));
-        for (Future<Integer> r : rs) {
+        for (Blocked.Call<Integer> r : rs) {
             // one reader is in the read (AsynchronousCloseException), the others waited for the channel's read lock
             assertInstanceOf(ClosedChannelException.class, failure(r), "a reader woken by close");
         }
@@ -151,24 +155,29 @@ public abstract class CloseContract extends ContractBase {
     @ValueSource(ints = {1, 3})
     void closeWakesBlockedWriters(int writers) throws Exception {
         Pair p = pair();
-        List<Future<Object>> ws = new ArrayList<>();
+        AtomicLong written = new AtomicLong(); // moves while any writer still gets rid of bytes
+        List<Blocked.Call<Object>> ws = new ArrayList<>();
         for (int i = 0; i < writers; i++) {
-            ws.add(async(() -> {
+            ws.add(Blocked.call(() -> {
                 byte[] chunk = new byte[64 * 1024];
                 while (true) {
                     p.client.getOutputStream().write(chunk);
+                    written.addAndGet(chunk.length);
                 }
             }));
         }
-        Thread.sleep(1500); // enough to fill every buffer on the way
-        for (Future<Object> w : ws) {
+        // a writer can only block once every buffer on the way is full
+        for (Blocked.Call<Object> w : ws) {
+            Blocked.awaitStalled(w, written::get, "a writer to a peer that reads nothing");
+        }
+        for (Blocked.Call<Object> w : ws) {
             assertFalse(w.isDone(), "writers must block when nobody reads");
         }
         await(async(() -> {
             p.client.close();
             return null;
         }));
-        for (Future<Object> w : ws) {
+        for (Blocked.Call<Object> w : ws) {
             assertInstanceOf(SocketException.class, failure(w), "a writer woken by close");
         }
     }
@@ -176,14 +185,16 @@ public abstract class CloseContract extends ContractBase {
     @Test
     void channelCloseWakesABlockedWriter() throws Exception {
         SocketChannel[] ch = channels();
-        Future<Object> w = async(() -> {
+        AtomicLong written = new AtomicLong();
+        Blocked.Call<Object> w = Blocked.call(() -> {
             ByteBuffer chunk = ByteBuffer.allocateDirect(64 * 1024);
             while (true) {
                 chunk.clear();
-                ch[0].write(chunk);
+                written.addAndGet(ch[0].write(chunk));
             }
         });
-        Thread.sleep(1500);
+        // a writer can only block once every buffer on the way is full
+        Blocked.awaitStalled(w, written::get, "a channel writer to a peer that reads nothing");
         assertFalse(w.isDone(), "the writer must block when nobody reads");
         await(async(() -> {
             ch[0].close();
@@ -197,16 +208,18 @@ public abstract class CloseContract extends ContractBase {
     @ValueSource(ints = {1, 3})
     void closeWakesBlockedAccepts(int acceptors) throws Exception {
         ServerSocket ss = listen();
-        List<Future<Socket>> as = new ArrayList<>();
+        List<Blocked.Call<Socket>> as = new ArrayList<>();
         for (int i = 0; i < acceptors; i++) {
-            as.add(async(ss::accept));
+            as.add(Blocked.call(ss::accept));
         }
-        Thread.sleep(SETTLE_MS);
+        for (Blocked.Call<Socket> a : as) {
+            Blocked.awaitBlocked(a, "an accept with nobody connecting");
+        }
         await(async(() -> {
             ss.close();
             return null;
         }));
-        for (Future<Socket> a : as) {
+        for (Blocked.Call<Socket> a : as) {
             assertInstanceOf(SocketException.class, failure(a), "an acceptor woken by close");
         }
         assertTrue(ss.isClosed());
@@ -215,8 +228,8 @@ public abstract class CloseContract extends ContractBase {
     @Test
     void channelCloseWakesABlockedAccept() throws Exception {
         ServerSocketChannel ss = listenChannel();
-        Future<SocketChannel> a = async(ss::accept);
-        Thread.sleep(SETTLE_MS);
+        Blocked.Call<SocketChannel> a = Blocked.call(ss::accept);
+        Blocked.awaitBlocked(a, "a channel accept with nobody connecting");
         await(async(() -> {
             ss.close();
             return null;
@@ -245,11 +258,11 @@ public abstract class CloseContract extends ContractBase {
         }
         assertTrue(blocked != null, "16 connects to a full backlog all completed: no connect to block");
         Socket b = blocked;
-        Future<Object> c = async(() -> {
+        Blocked.Call<Object> c = Blocked.call(() -> {
             b.connect(to);
             return null;
         });
-        Thread.sleep(SETTLE_MS);
+        Blocked.awaitBlocked(c, "a connect to a full backlog");
         assertFalse(c.isDone(), "the connect to a full backlog blocks");
         await(async(() -> {
             b.close();
@@ -261,8 +274,8 @@ public abstract class CloseContract extends ContractBase {
     @Test
     void closeWakesASelect() throws Exception {
         Selector sel = closeLater(transport().provider().openSelector());
-        Future<Integer> s = async(() -> sel.select());
-        Thread.sleep(SETTLE_MS);
+        Blocked.Call<Integer> s = Blocked.call(() -> sel.select());
+        Blocked.awaitBlocked(s, "a select with nothing registered");
         await(async(() -> {
             sel.close();
             return null;

@@ -37,7 +37,8 @@ public abstract class InterruptContract extends ContractBase {
         Thread t = virtual ? virtualThread(r) : new Thread(r, "interrupted");
         t.setDaemon(true);
         t.start();
-        Thread.sleep(CloseContract.SETTLE_MS);
+        // interrupted while blocked in the call, not before it (interruptBeforeAChannelRead is that case)
+        Blocked.awaitBlocked(t, out, "the call to interrupt");
         assertFalse(out.isDone(), "the call blocks");
         t.interrupt();
         Throwable thrown = out.get(BOUND_S, TimeUnit.SECONDS);
@@ -125,19 +126,25 @@ public abstract class InterruptContract extends ContractBase {
             ps[i] = pair();
         }
         CompletableFuture<?>[] done = new CompletableFuture<?>[ps.length];
+        Thread[] readers = new Thread[ps.length];
         for (int i = 0; i < ps.length; i++) {
             Pair p = ps[i];
             CompletableFuture<Integer> f = new CompletableFuture<>();
             done[i] = f;
-            virtualThread(() -> {
+            readers[i] = virtualThread(() -> {
                 try {
                     f.complete(p.server.getInputStream().read());
                 } catch (Exception e) {
                     f.completeExceptionally(e);
                 }
-            }).start();
+            });
+            readers[i].start();
         }
-        Thread.sleep(300);
+        // all 50 blocked in their reads at once before anything is sent: a reader that pinned its carrier would
+        // keep the ones after it from ever starting
+        for (int i = 0; i < ps.length; i++) {
+            Blocked.awaitBlocked(readers[i], done[i], "virtual reader " + i + " of 50");
+        }
         for (int i = 0; i < ps.length; i++) {
             ps[i].client.getOutputStream().write(i);
         }

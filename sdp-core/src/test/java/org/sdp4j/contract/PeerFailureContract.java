@@ -84,14 +84,15 @@ public abstract class PeerFailureContract extends ContractBase {
             Socket s = closeLater(await(async(ss::accept)));
             transport().assertCarried(s, true);
             assertEquals("ping", new String(await(async(() -> s.getInputStream().readNBytes(4)))));
-            Future<Integer> blocked = async(() -> {
+            Blocked.Call<Integer> blocked = Blocked.call(() -> {
                 try {
                     return s.getInputStream().read();
                 } catch (IOException e) {
                     return -2;
                 }
             });
-            Thread.sleep(200);
+            // the peer dies under a blocked reader, not before the read
+            Blocked.awaitBlocked(blocked, "a reader of a peer that sends nothing more");
             peer.kill();
             int n = awaitOr(blocked, "a reader blocked when the peer was killed neither ended nor failed");
             assertTrue(n == -1 || n == -2, "a reader blocked when the peer died: " + n);

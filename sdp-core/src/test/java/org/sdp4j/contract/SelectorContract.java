@@ -148,7 +148,11 @@ public abstract class SelectorContract extends ContractBase {
         ch[0].configureBlocking(false);
         SelectionKey k = ch[0].register(sel, 0);
         ch[1].write(ByteBuffer.wrap(new byte[] {9}));
-        Thread.sleep(200);
+        // wait until the byte has arrived: a second selector, interested in reads, says when (a channel may be
+        // registered with several selectors); reading the byte to find out would take it away
+        try (Selector probe = transport().provider().openSelector()) {
+            awaitReady(probe, ch[0].register(probe, SelectionKey.OP_READ), SelectionKey.OP_READ);
+        }
         assertEquals(0, sel.select(300), "interest 0: nothing selected though data is there");
         k.interestOps(SelectionKey.OP_READ);
         awaitReady(sel, k, SelectionKey.OP_READ);
@@ -195,8 +199,9 @@ public abstract class SelectorContract extends ContractBase {
         Selector sel = closeLater(transport().provider().openSelector());
         ch[0].configureBlocking(false);
         ch[0].register(sel, SelectionKey.OP_READ);
-        Future<Integer> s = async(() -> sel.select());
-        Thread.sleep(300);
+        Blocked.Call<Integer> s = Blocked.call(() -> sel.select());
+        // woken while blocked in the select (a wakeup before it is the case below)
+        Blocked.awaitBlocked(s, "a select with nothing ready");
         assertFalse(s.isDone(), "nothing ready: select blocks");
         sel.wakeup();
         assertEquals(0, (int) await(s));

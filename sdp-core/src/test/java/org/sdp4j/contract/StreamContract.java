@@ -139,13 +139,14 @@ public abstract class StreamContract extends ContractBase {
     void slowReaderHoldsBackTheWriterWithoutLoss() throws Exception {
         Pair p = pair();
         byte[] data = random(4 << 20, 9);
-        Future<?> w = async(() -> {
+        Blocked.Call<?> w = Blocked.call(() -> {
             p.client.getOutputStream().write(data);
             p.client.shutdownOutput();
             return null;
         });
-        // the writer outruns the reader: flow control must stall it, not drop or reorder
-        Thread.sleep(500);
+        // the writer outruns the reader: flow control must stall it, not drop or reorder; it stays blocked in its
+        // write (a single call: nothing to count while it copies, so only the sightings say it stopped)
+        Blocked.awaitStalled(w, () -> 0, "a writer of 4 MiB nobody reads yet");
         assertTrue(!w.isDone(), "4 MiB cannot all be buffered while nobody reads");
         InputStream in = p.server.getInputStream();
         java.io.ByteArrayOutputStream got = new java.io.ByteArrayOutputStream();
@@ -156,7 +157,7 @@ public abstract class StreamContract extends ContractBase {
             while ((n = in.read(b)) >= 0) {
                 got.write(b, 0, n);
                 if (chunks++ < 20) {
-                    Thread.sleep(20); // slow at first
+                    Thread.sleep(20); // pacing, not a settle: the reader is slow at first on purpose
                 }
             }
             return null;
@@ -198,7 +199,7 @@ public abstract class StreamContract extends ContractBase {
         p.server.getOutputStream().write(new byte[10]);
         long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(BOUND_S);
         while (in.available() < 10 && System.nanoTime() < end) {
-            Thread.sleep(10);
+            Thread.sleep(10); // the interval of a poll of the state itself (available()), not a settle
         }
         assertEquals(10, in.available(), "10 bytes sent, none read");
         assertEquals(4, in.read(new byte[4]));

@@ -9,7 +9,6 @@ import java.net.ServerSocket;
 import java.net.Socket;
 import java.net.SocketTimeoutException;
 import java.nio.channels.SocketChannel;
-import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 
 import org.junit.jupiter.api.Test;
@@ -46,8 +45,9 @@ public abstract class TimeoutContract extends ContractBase {
         p.client.getOutputStream().write(9);
         assertEquals(9, await(async(() -> p.server.getInputStream().read())), "writes too");
         p.client.setSoTimeout(0);
-        Future<Integer> blocked = async(() -> in.read());
-        Thread.sleep(TIMEOUT_MS * 2L);
+        Blocked.Call<Integer> blocked = Blocked.call(() -> in.read());
+        Blocked.awaitBlocked(blocked, "a read with timeout 0");
+        Thread.sleep(TIMEOUT_MS * 2L); // the scenario, not a settle: blocked, it outlives its former timeout
         assertTrue(!blocked.isDone(), "timeout 0 waits forever again");
         p.server.getOutputStream().write(4);
         assertEquals(4, (int) await(blocked));
