@@ -102,7 +102,7 @@ abstract class ForwardingSocketImpl extends SocketImpl {
     }
 
     private boolean pendingTransportOption(SocketImpl d, SocketOption<?> name) {
-        return name != null && org.sdp4j.Sdp4j.router().transportOptions().contains(name)
+        return name != null && org.sdp4j.transport.TransportOptions.of(org.sdp4j.Sdp4j.router().rules()).contains(name)
                 && !JdkNet.supportedOptions(d).contains(name);
     }
 
@@ -134,7 +134,7 @@ abstract class ForwardingSocketImpl extends SocketImpl {
     }
 
     private static Set<SocketOption<?>> withTransportOptions(Set<SocketOption<?>> s) {
-        Set<SocketOption<?>> t = org.sdp4j.Sdp4j.router().transportOptions();
+        Set<SocketOption<?>> t = org.sdp4j.transport.TransportOptions.of(org.sdp4j.Sdp4j.router().rules());
         if (t.isEmpty()) {
             return s;
         }

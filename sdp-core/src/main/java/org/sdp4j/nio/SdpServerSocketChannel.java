@@ -359,7 +359,7 @@ final class SdpServerSocketChannel extends ServerSocketChannel implements Wrappi
     }
 
     private static Set<SocketOption<?>> transportOptions() {
-        return org.sdp4j.Sdp4j.router().transportOptions();
+        return org.sdp4j.transport.TransportOptions.of(org.sdp4j.Sdp4j.router().rules());
     }
 
     /** An adaptor whose {@code bind} is decided by the rules and whose {@code getChannel()} is this channel. */

@@ -343,7 +343,7 @@ final class SdpSocketChannel extends SocketChannel implements WrappingChannel {
 
     /** Options every installed transport adds to the JDK's (rsockets' RDMA_SQSIZE ...). */
     private static Set<SocketOption<?>> transportOptions() {
-        return org.sdp4j.Sdp4j.router().transportOptions();
+        return org.sdp4j.transport.TransportOptions.of(org.sdp4j.Sdp4j.router().rules());
     }
 
     @Override

@@ -73,45 +73,6 @@ public final class Router {
         this.failed = new NegativeCache(settings.retryMillis());
     }
 
-    private volatile java.util.Set<java.net.SocketOption<?>> transportOptions;
-
-    /**
-     * The socket options of the transports these rules can route to (rsockets' for {@code sdp}/{@code both} rules
-     * or libsdp's defaults, UCX's for {@code ucx}): sdp4j's sockets accept them before the rules decide. None under
-     * rules that send everything to TCP, where a socket must look exactly as without sdp4j.
-     */
-    public java.util.Set<java.net.SocketOption<?>> transportOptions() {
-        java.util.Set<java.net.SocketOption<?>> o = transportOptions;
-        if (o == null) {
-            java.util.EnumSet<Family> fams = java.util.EnumSet.noneOf(Family.class);
-            boolean server = false, client = false;
-            for (org.sdp4j.conf.Rule r : rules.rules()) {
-                if (r.family() != Family.TCP) {
-                    fams.add(r.family().transportFamily());
-                }
-                boolean all = r.program().equals("*") && r.address().isAny() && r.portLow() == 0
-                        && r.portHigh() == 65535;
-                server |= all && r.role() == Role.SERVER;
-                client |= all && r.role() == Role.CLIENT;
-            }
-            if (!server || !client) {
-                fams.add(Family.SDP); // libsdp's default (sdp or both) can apply
-            }
-            java.util.Set<java.net.SocketOption<?>> s = new java.util.HashSet<>();
-            for (Transport t : Transports.all()) {
-                if (fams.contains(t.family())) {
-                    try {
-                        s.addAll(t.transportOptions());
-                    } catch (RuntimeException | LinkageError e) {
-                        SdpLog.log(SdpLog.ERROR, t.name() + ": its socket options could not be listed: " + e);
-                    }
-                }
-            }
-            transportOptions = o = java.util.Set.copyOf(s);
-        }
-        return o;
-    }
-
     /** The caller's connect timeout during a bounded attempt on this thread (see {@link #callerTimeoutMillis}). */
     private static final ThreadLocal<int[]> CALLER_TIMEOUT = new ThreadLocal<>();
 

@@ -266,7 +266,7 @@ final class FactorySocket extends Socket {
             throw new NullPointerException("name");
         }
         synchronized (lock) {
-            if (!decided && !s.supportedOptions().contains(name) && router.transportOptions().contains(name)) {
+            if (!decided && !s.supportedOptions().contains(name) && org.sdp4j.transport.TransportOptions.of(router.rules()).contains(name)) {
                 transportOnly.put(name, value); // rsockets' own options, before it is known which transport
                 return this;
             }
@@ -292,7 +292,7 @@ final class FactorySocket extends Socket {
             return s.supportedOptions();
         }
         Set<SocketOption<?>> all = new java.util.HashSet<>(s.supportedOptions());
-        all.addAll(router.transportOptions());
+        all.addAll(org.sdp4j.transport.TransportOptions.of(router.rules()));
         return Set.copyOf(all);
     }
 
