@@ -133,4 +133,14 @@ final class Staging {
                 + STAGING_INITIAL / 1024 + " KiB, growing to " + STAGING / 1024 + " KiB with large transfers: raise "
                 + "-XX:MaxDirectMemorySize or lower -Dsdp4j.ucx.buffer";
     }
+
+    /** Whether any of {@code bufs[off..off+len)} has bytes left. */
+    static boolean hasRemaining(ByteBuffer[] bufs, int off, int len) {
+        for (int i = off; i < off + len; i++) {
+            if (bufs[i].hasRemaining()) {
+                return true;
+            }
+        }
+        return false;
+    }
 }

@@ -1,6 +1,7 @@
 package org.sdp4j.ucx;
 
 import java.io.IOException;
+import java.nio.ByteBuffer;
 
 import org.openucx.jucx.ucp.UcpRequest;
 
@@ -42,7 +43,7 @@ final class UcxClose {
 
     private void start() {
         lingerUntil = System.nanoTime() + Linger.MILLIS * 1_000_000L;
-        long end = System.nanoTime() + (org.sdp4j.transport.Threads.onVirtualThread() ? UcxConnection.VIRTUAL_SPIN_NANOS
+        long end = System.nanoTime() + (org.sdp4j.transport.Threads.onVirtualThread() ? UcxWait.VIRTUAL_SPIN_NANOS
                 : RELEASE_SPIN_NANOS);
         while (!settle()) {
             if (System.nanoTime() - end >= 0) {
@@ -92,7 +93,7 @@ final class UcxClose {
             case MARKER -> { // the marker: how much that was (shutdownOutput sent it already)
                 try {
                     if (!conn.outputShutdown) {
-                        conn.marker();
+                        marker(conn);
                     }
                 } catch (IOException | RuntimeException e) {
                     clean = false; // the peer went away meanwhile
@@ -174,5 +175,15 @@ final class UcxClose {
         } catch (Exception e) {
             clean = false; // the requests waited for complete with the error
         }
+    }
+
+    /**
+     * Tells the peer how many bytes this side sent in all (end-of-stream); the peer's reads end once that many
+     * arrived, so the marker need not wait for them (a shutdownOutput does not wait for acknowledgements, as TCP's
+     * does not). Non-blocking: the watchdog reads this socket; one writer at a time (the write lock, or the close).
+     */
+    static void marker(UcxConnection conn) throws IOException {
+        ByteBuffer m = ByteBuffer.allocate(9).put(Rendezvous.FIN).putLong(conn.bytesSent()).flip();
+        Rendezvous.writeFully(conn.control, m, System.nanoTime() + UcxConnection.CLOSE_BOUND_NANOS);
     }
 }

@@ -1,7 +1,6 @@
 package org.sdp4j.ucx;
 
 import java.io.IOException;
-import java.net.InetAddress;
 import java.net.SocketException;
 import java.net.SocketTimeoutException;
 import java.nio.ByteBuffer;
@@ -18,7 +17,7 @@ import org.openucx.jucx.ucp.UcpWorker;
  * One UCX stream connection: its own UCX worker and endpoint (so closing it releases everything it used), the
  * rendezvous socket that carries end-of-stream and reports the peer's death, and two staging buffers in native
  * memory. This is the UCX read path: {@link #read} copies from the receive staging buffer, posting a partial
- * {@code ucp_stream_recv} when it is empty and waiting for it in {@link #await}: busy progress for
+ * {@code ucp_stream_recv} when it is empty and waiting for it in {@link UcxWait#await}: busy progress for
  * {@code sdp4j.ucx.poll} microseconds (the role of libsdp's {@code recv_poll}), then sleeping in the worker.
  *
  * <p>UCX streams have no end-of-stream, so a side that closes (or shuts down output) first flushes its endpoint and
@@ -27,19 +26,8 @@ import org.openucx.jucx.ucp.UcpWorker;
  * then fail at once rather than waiting on shared memory nobody will write again.
  */
 final class UcxConnection {
-    static final long SPIN_NANOS = org.sdp4j.transport.Props.intProperty("sdp4j.ucx.poll", 100, 0) * 1000L;
     private static final int CLOSED = 1 << 30;
     static final long CLOSE_BOUND_NANOS = 1_000_000_000L;
-    /** A virtual thread's busy-poll bound: its carrier serves other virtual threads after that. */
-    static final long VIRTUAL_SPIN_NANOS = Math.min(SPIN_NANOS, 20_000);
-    /** A virtual thread's naps between polls of its worker: from 10 us, doubling to 1 ms while nothing arrives. */
-    private static final long MIN_NAP_NANOS = 10_000, MAX_NAP_NANOS = 1_000_000;
-    /**
-     * A sleep in the worker never outlasts this (doubling per sleep of one wait, from the first): UCX 1.13 can
-     * leave every side of a connection asleep with data still to move (an 8 MiB NIO echo over posix/cma hung so,
-     * one run in ten, each side in ucp_worker_wait), and jucx has no timed wait, so the watchdog wakes sleepers.
-     */
-    private static final long FIRST_TICK_NANOS = 1_000_000, LAST_TICK_NANOS = 1_000_000_000;
     static final AtomicInteger IDS = new AtomicInteger();
     /** UCX connections established in this process (both ends), for tests that prove a run stayed on UCX. */
     static final java.util.concurrent.atomic.AtomicLong ESTABLISHED = new java.util.concurrent.atomic.AtomicLong();
@@ -52,12 +40,12 @@ final class UcxConnection {
     final UcpWorker worker;
     final UcpEndpoint ep;
     final SocketChannel control;
+    /** The worker calls and the waiting policy of this connection. */
+    final UcxWait io;
     final int id;
     final int peerId;
     /** users in progress, plus {@link #CLOSED} once closed; the last one out releases everything. */
     private final AtomicInteger state = new AtomicInteger();
-    /** Threads asleep in this connection's worker ({@link #sleep}). */
-    private final AtomicInteger sleepers = new AtomicInteger();
     private final ReentrantLock readLock = new ReentrantLock(), writeLock = new ReentrantLock();
 
     /** Receive staging (under the read lock), replaced by a larger one only with no receive posted into it. */
@@ -72,13 +60,10 @@ final class UcxConnection {
     private long sent;
     /** A send posted by a non-blocking {@link #write(ByteBuffer[], int, int, boolean)}, until it completes. */
     UcpRequest pendingSend;
-    private volatile boolean inputShutdown;
+    volatile boolean inputShutdown;
     boolean outputShutdown;
-    /** This connection's current busy-poll budget, adapted per wait (readers and writers, under their locks). */
-    private volatile long spinNanos = SPIN_NANOS;
-
     /** Bytes the peer sent in all, once its end-of-stream marker arrived; -1 before. */
-    private volatile long peerSent = -1;
+    volatile long peerSent = -1;
     /** Why the peer is gone (its rendezvous socket hung up without the marker); null while it lives. */
     volatile String gone;
     /** The peer closed in order (marker, then hang-up): its endpoint, maybe its worker, serve others now. */
@@ -120,19 +105,11 @@ final class UcxConnection {
         this.saddr = UcxUtils.getAddress(sbuf);
         this.worker = worker;
         this.ep = ep;
+        this.io = new UcxWait(this, worker, ep);
         this.control = control;
         this.id = id;
         this.peerId = peerId;
         ESTABLISHED.incrementAndGet();
-    }
-
-
-    /**
-     * Client side: the rendezvous and handshake live in {@link Handshake}; this entry point stays here for the
-     * socket classes.
-     */
-    static UcxConnection connect(InetAddress addr, int port, int timeoutMillis) throws IOException {
-        return Handshake.connect(addr, port, timeoutMillis);
     }
 
     SocketChannel control() {
@@ -141,7 +118,8 @@ final class UcxConnection {
 
     // ---- life cycle: enter/exit around every use, so that close never frees a worker another thread is in ----
 
-    private boolean enter() {
+    /** Counts a user in (an operation, or a poll that progresses this worker); false when closed. */
+    boolean enter() {
         while (true) {
             int s = state.get();
             if ((s & CLOSED) != 0) {
@@ -159,7 +137,7 @@ final class UcxConnection {
         }
     }
 
-    private void exit() {
+    void exit() {
         if (state.decrementAndGet() == CLOSED) {
             UcxClose.release(this);
         }
@@ -200,7 +178,7 @@ final class UcxConnection {
             }
         }
         org.sdp4j.ops.OpenConnections.closed(tracked);
-        signal();
+        io.signal();
         exit();
     }
 
@@ -208,7 +186,7 @@ final class UcxConnection {
     void wake() {
         if (enter()) {
             try {
-                signal();
+                io.signal();
             } finally {
                 exit();
             }
@@ -232,78 +210,6 @@ final class UcxConnection {
             gone = why != null ? why : "the peer's rendezvous socket closed without end-of-stream (peer process gone)";
         }
         wake();
-    }
-
-    /**
-     * Tells the peer how many bytes this side sent in all (end-of-stream); the peer's reads end once that many
-     * arrived, so the marker need not wait for them (a shutdownOutput does not wait for acknowledgements, as TCP's
-     * does not). Non-blocking: the watchdog reads this socket; one writer at a time (the write lock, or the close).
-     */
-    void marker() throws IOException {
-        ByteBuffer m = ByteBuffer.allocate(9).put(Rendezvous.FIN).putLong(sent).flip();
-        Rendezvous.writeFully(control, m, System.nanoTime() + CLOSE_BOUND_NANOS);
-    }
-
-    // ---- every jucx call of the data path: a UcxException (unchecked) becomes an IOException, never the app's ----
-
-    static IOException failure(String what, RuntimeException e) {
-        return new SocketException("UCX " + what + " failed: " + e.getMessage());
-    }
-
-    private void signal() {
-        try {
-            worker.signal();
-        } catch (RuntimeException ignore) {
-            // the worker is being destroyed: nobody is left to wake
-        }
-    }
-
-    private UcpRequest send(long addr, long n) throws IOException {
-        try {
-            return ep.sendStreamNonBlocking(addr, n, null);
-        } catch (RuntimeException e) {
-            throw failure("stream send", e);
-        }
-    }
-
-    private UcpRequest recv(long addr, long n) throws IOException {
-        try {
-            return ep.recvStreamNonBlocking(addr, n, 0, null);
-        } catch (RuntimeException e) {
-            throw failure("stream receive", e);
-        }
-    }
-
-    /**
-     * Sleeps in the worker unless {@code r} completed meanwhile. A reader and a writer of one connection may both be
-     * in the worker: one's progress can complete the other's request and consume the event that would have woken
-     * it (an 8 MiB echo hung so), so a progress that did something signals the worker while anyone sleeps in it,
-     * and a sleeper re-checks its request after announcing itself: one of the two always sees the other.
-     */
-    private void sleep(UcpRequest r) throws IOException {
-        sleepers.incrementAndGet();
-        try {
-            if (!r.isCompleted()) {
-                worker.waitForEvents();
-            }
-        } catch (RuntimeException e) {
-            throw failure("worker wait", e);
-        } finally {
-            sleepers.decrementAndGet();
-        }
-    }
-
-    private int progress() throws IOException {
-        int n;
-        try {
-            n = worker.progress();
-        } catch (Exception e) {
-            throw new SocketException("UCX progress failed: " + e.getMessage());
-        }
-        if (n != 0 && sleepers.get() > 0) {
-            signal(); // see sleep(): the event this progress consumed may have been another thread's
-        }
-        return n;
     }
 
     // ---- data ----
@@ -356,13 +262,13 @@ final class UcxConnection {
                     raddr = UcxUtils.getAddress(b);
                 }
             }
-            pendingRecv = recv(raddr, rbuf.capacity());
+            pendingRecv = io.recv(raddr, rbuf.capacity());
         }
         UcpRequest r = pendingRecv;
         if (!r.isCompleted()) {
             if (!block) {
-                progress();
-            } else if (!await(r, true, deadline)) {
+                io.progress();
+            } else if (!io.await(r, true, deadline)) {
                 if (finished() || inputShutdown) {
                     return false;
                 }
@@ -376,7 +282,7 @@ final class UcxConnection {
         if (r.getStatus() != 0) {
             // across hosts the endpoint has peer error handling: a peer that closes in order disconnects it after
             // its last byte, which fails the receive posted for more. Its end-of-stream marker (over TCP) decides
-            if (remote && peerVerdict(deadline) && peerSent >= 0 && received >= peerSent) {
+            if (remote && io.peerVerdict(deadline) && peerSent >= 0 && received >= peerSent) {
                 return false;
             }
             throw new SocketException(gone != null ? "Connection reset: " + gone
@@ -387,27 +293,6 @@ final class UcxConnection {
         received += rlim;
         return true;
     }
-
-    /**
-     * Waits (naps, at most {@link #VERDICT_NANOS} and not past {@code deadline}) until the control channel said how
-     * the peer ended: its end-of-stream marker, or a hang-up. True when it did.
-     */
-    private boolean peerVerdict(long deadline) {
-        long end = System.nanoTime() + VERDICT_NANOS;
-        if (deadline != 0 && deadline - end < 0) {
-            end = deadline;
-        }
-        while (peerSent < 0 && gone == null) {
-            if (System.nanoTime() - end > 0 || isClosed()) {
-                return false;
-            }
-            java.util.concurrent.locks.LockSupport.parkNanos(1_000_000L);
-        }
-        return true;
-    }
-
-    /** How long a failed receive across hosts waits for the peer's end-of-stream marker (its TCP may lag UCX). */
-    private static final long VERDICT_NANOS = 10_000_000_000L;
 
     /** Bytes readable without blocking (rsockets has no FIONREAD either; this progresses UCX once to see). */
     int available() throws IOException {
@@ -451,7 +336,7 @@ final class UcxConnection {
                 growSend(len);
                 int n = Math.min(len, sbuf.capacity());
                 sbuf.put(0, b, off, n);
-                pendingSend = send(saddr, n); // kept until done: release() must not free an endpoint under it
+                pendingSend = io.send(saddr, n); // kept until done: release() must not free an endpoint under it
                 sendDone(true);
                 sent += n;
                 off += n;
@@ -470,7 +355,7 @@ final class UcxConnection {
         use();
         try {
             inputShutdown = true;
-            signal();
+            io.signal();
         } finally {
             exit();
         }
@@ -482,7 +367,7 @@ final class UcxConnection {
             if (!outputShutdown) {
                 outputShutdown = true;
                 if (gone == null) {
-                    marker();
+                    UcxClose.marker(this);
                 }
             }
         } finally {
@@ -490,114 +375,7 @@ final class UcxConnection {
         }
     }
 
-    /**
-     * Waits for {@code r}: busy progress for the poll time, then asleep in the worker until UCX, the watchdog
-     * (alarm, end-of-stream, hang-up) or close wakes it. Returns false when a read cannot complete: the peer
-     * finished or is gone (after a last look for data already on its way).
-     *
-     * <p>A virtual thread never sleeps in the worker ({@code ucp_worker_wait} is native and would pin its carrier:
-     * with two carriers, two blocked readers starved the writers they waited for). It spins for at most
-     * {@link #VIRTUAL_SPIN_NANOS}, then parks in naps of 10 us growing to 1 ms, progressing its worker between them,
-     * so its carrier serves other virtual threads; an interrupt then closes the socket, as the JDK's sockets do.
-     */
-    private boolean await(UcpRequest r, boolean reading, long deadline) throws IOException {
-        long start = System.nanoTime();
-        boolean virtual = org.sdp4j.transport.Threads.onVirtualThread();
-        long spin = virtual ? Math.min(spinNanos, VIRTUAL_SPIN_NANOS) : spinNanos;
-        long spinEnd = start + spin;
-        long nap = MIN_NAP_NANOS, tick = FIRST_TICK_NANOS;
-        boolean slept = false;
-        Watchdog.Alarm alarm = null;
-        try {
-            while (!r.isCompleted()) {
-                if (isClosed()) {
-                    throw new SocketException("Socket closed");
-                }
-                if (progress() != 0) {
-                    continue;
-                }
-                if (reading && (inputShutdown || finished())) {
-                    return false;
-                }
-                if (!reading && closedByPeer) {
-                    throw new SocketException("Broken pipe: the peer closed the connection");
-                }
-                if (gone != null) {
-                    for (int i = 0; i < 64 && !r.isCompleted(); i++) {
-                        progress();
-                    }
-                    if (r.isCompleted()) {
-                        return true;
-                    }
-                    if (reading) {
-                        return false;
-                    }
-                    throw new SocketException("Broken pipe: " + gone);
-                }
-                long now = System.nanoTime();
-                if (deadline != 0 && now - deadline >= 0) {
-                    throw new SocketTimeoutException("Read timed out");
-                }
-                if (now - spinEnd < 0) {
-                    // yield, not a pause: on a busy machine the peer we wait for may need this very CPU
-                    Thread.yield();
-                    continue;
-                }
-                slept = true;
-                if (virtual) {
-                    java.util.concurrent.locks.LockSupport.parkNanos(this,
-                            deadline == 0 ? nap : Math.max(1, Math.min(nap, deadline - now)));
-                    nap = Math.min(2 * nap, MAX_NAP_NANOS);
-                    if (Thread.currentThread().isInterrupted() && !isClosed()) {
-                        // the JDK closes a socket whose virtual thread is interrupted in I/O: java.net.Socket does
-                        // that itself (and says "Closed by interrupt") on an InterruptedIOException from its impl
-                        close();
-                        throw new java.io.InterruptedIOException("Closed by interrupt");
-                    }
-                    continue;
-                }
-                // woken by UCX, by close, by the watchdog at the deadline, or at the tick (see FIRST_TICK_NANOS)
-                long at = now + tick;
-                alarm = Watchdog.alarm(this, deadline != 0 && deadline - at < 0 ? deadline : at);
-                sleep(r);
-                alarm.cancelled = true;
-                tick = Math.min(2 * tick, LAST_TICK_NANOS);
-            }
-            adapt(slept, System.nanoTime() - start);
-            return true;
-        } finally {
-            if (alarm != null) {
-                alarm.cancelled = true;
-            }
-        }
-    }
-
-    /**
-     * Adaptive busy-poll, as the JVM spins on a lock: a wait the spin ended keeps (and grows back) the budget, a
-     * wait that outlasted it halves it, so request/response traffic with long server think times (a JDBC INSERT)
-     * stops burning a CPU the server needs, while a ping-pong keeps the full {@code sdp4j.ucx.poll}.
-     */
-    private void adapt(boolean slept, long waitedNanos) {
-        long s = spinNanos;
-        if (!slept) {
-            spinNanos = Math.min(SPIN_NANOS, Math.max(2 * s, waitedNanos * 2 + 1000));
-        } else if (waitedNanos > 2 * SPIN_NANOS) {
-            spinNanos = s / 2;
-        } else {
-            spinNanos = SPIN_NANOS; // it came just after the spin: a full one would have caught it
-        }
-    }
-
     // ---- NIO: ByteBuffers, non-blocking operations, readiness (used by UcxSocketChannel and UcxPoller) ----
-
-    /** Counts a user in (a poll that progresses this worker); false when closed. Pair with {@link #leave()}. */
-    boolean join() {
-        return enter();
-    }
-
-    void leave() {
-        exit();
-    }
 
     /**
      * Reads into {@code dsts[off..off+len)}: bytes read, -1 at end-of-stream, 0 when not blocking and nothing is
@@ -672,7 +450,7 @@ final class UcxConnection {
                 if (!sendDone(block)) { // blocking: waits for the previous chunk
                     return total;
                 }
-                if (gone != null && hasRemaining(srcs, off, len)) {
+                if (gone != null && Staging.hasRemaining(srcs, off, len)) {
                     // checked only with data left to send: a peer that finished and left took what came before
                     throw new SocketException("Broken pipe: " + gone);
                 }
@@ -696,7 +474,7 @@ final class UcxConnection {
                 if (n == 0) {
                     return total;
                 }
-                UcpRequest r = send(saddr, n);
+                UcpRequest r = io.send(saddr, n);
                 sent += n;
                 total += n;
                 pendingSend = r;
@@ -720,17 +498,8 @@ final class UcxConnection {
     }
 
     /** All the peer sent has been received and it sent end-of-stream. */
-    private boolean finished() {
+    boolean finished() {
         return peerSent >= 0 && received >= peerSent;
-    }
-
-    private static boolean hasRemaining(ByteBuffer[] bufs, int off, int len) {
-        for (int i = off; i < off + len; i++) {
-            if (bufs[i].hasRemaining()) {
-                return true;
-            }
-        }
-        return false;
     }
 
     /** With the write lock: true when no send is in flight (waiting for it when {@code block}). */
@@ -741,9 +510,9 @@ final class UcxConnection {
         }
         if (!r.isCompleted()) {
             if (block) {
-                await(r, false, 0);
+                io.await(r, false, 0);
             } else {
-                progress();
+                io.progress();
                 if (!r.isCompleted()) {
                     if (gone != null) {
                         throw new SocketException("Broken pipe: " + gone);
@@ -810,10 +579,6 @@ final class UcxConnection {
         return inputShutdown;
     }
 
-    boolean isOutputShutdown() {
-        return outputShutdown;
-    }
-
     long bytesSent() {
         return sent;
     }
@@ -821,5 +586,4 @@ final class UcxConnection {
     long bytesReceived() {
         return received;
     }
-
 }

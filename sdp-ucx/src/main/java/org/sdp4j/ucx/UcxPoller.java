@@ -128,7 +128,7 @@ final class UcxPoller implements Poller {
         }
         long start = System.nanoTime();
         long deadline = timeoutMillis > 0 ? start + timeoutMillis * 1_000_000L : 0;
-        long spinEnd = start + UcxConnection.SPIN_NANOS;
+        long spinEnd = start + UcxWait.SPIN_NANOS;
         try {
             while (true) {
                 int ready = 0;

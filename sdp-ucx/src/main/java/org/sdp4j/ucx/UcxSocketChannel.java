@@ -99,7 +99,7 @@ final class UcxSocketChannel extends SocketChannel
                 return -1;
             }
             UcxConnection c = conn;
-            if (c != null && !c.join()) {
+            if (c != null && !c.enter()) {
                 return -1;
             }
             polls.put(poller, c);
@@ -119,7 +119,7 @@ final class UcxSocketChannel extends SocketChannel
             ((UcxPoller) poller).detach(pseudoFd);
         }
         if (c != null) {
-            c.leave(); // releases the worker if the channel was closed during the poll
+            c.exit(); // releases the worker if the channel was closed during the poll
         }
     }
 
@@ -222,7 +222,7 @@ final class UcxSocketChannel extends SocketChannel
                 UcxConnection c = null;
                 try {
                     begin();
-                    c = UcxConnection.connect(isa.getAddress(), isa.getPort(), timeoutMillis);
+                    c = Handshake.connect(isa.getAddress(), isa.getPort(), timeoutMillis);
                     synchronized (stateLock) {
                         if (!isOpen()) {
                             c.close();

@@ -55,7 +55,7 @@ final class UcxSocketImpl extends SocketImpl {
         if (closed) {
             throw new SocketException("Socket closed");
         }
-        UcxConnection c = UcxConnection.connect(r.getAddress(), r.getPort(), timeoutMillis);
+        UcxConnection c = Handshake.connect(r.getAddress(), r.getPort(), timeoutMillis);
         synchronized (this) {
             if (closed) {
                 c.close();

@@ -1,0 +1,222 @@
+package org.sdp4j.ucx;
+
+import java.io.IOException;
+import java.net.SocketException;
+import java.net.SocketTimeoutException;
+import java.util.concurrent.atomic.AtomicInteger;
+
+import org.openucx.jucx.ucp.UcpEndpoint;
+import org.openucx.jucx.ucp.UcpRequest;
+import org.openucx.jucx.ucp.UcpWorker;
+
+/**
+ * One connection's calls into its UCX worker and how it waits for them: every jucx call of the data path (a
+ * UcxException, unchecked, becomes an IOException, never the application's), and {@link #await}: busy progress for
+ * {@code sdp4j.ucx.poll} microseconds, adapted per wait, then asleep in the worker (or parked, on a virtual thread).
+ */
+final class UcxWait {
+    static final long SPIN_NANOS = org.sdp4j.transport.Props.intProperty("sdp4j.ucx.poll", 100, 0) * 1000L;
+    /** A virtual thread's busy-poll bound: its carrier serves other virtual threads after that. */
+    static final long VIRTUAL_SPIN_NANOS = Math.min(SPIN_NANOS, 20_000);
+    /** A virtual thread's naps between polls of its worker: from 10 us, doubling to 1 ms while nothing arrives. */
+    private static final long MIN_NAP_NANOS = 10_000, MAX_NAP_NANOS = 1_000_000;
+    /**
+     * A sleep in the worker never outlasts this (doubling per sleep of one wait, from the first): UCX 1.13 can
+     * leave every side of a connection asleep with data still to move (an 8 MiB NIO echo over posix/cma hung so,
+     * one run in ten, each side in ucp_worker_wait), and jucx has no timed wait, so the watchdog wakes sleepers.
+     */
+    private static final long FIRST_TICK_NANOS = 1_000_000, LAST_TICK_NANOS = 1_000_000_000;
+
+    private final UcxConnection conn;
+    private final UcpWorker worker;
+    private final UcpEndpoint ep;
+    /** Threads asleep in this connection's worker ({@link #sleep}). */
+    private final AtomicInteger sleepers = new AtomicInteger();
+    /** This connection's current busy-poll budget, adapted per wait (readers and writers, under their locks). */
+    private volatile long spinNanos = SPIN_NANOS;
+
+    UcxWait(UcxConnection conn, UcpWorker worker, UcpEndpoint ep) {
+        this.conn = conn;
+        this.worker = worker;
+        this.ep = ep;
+    }
+
+    static IOException failure(String what, RuntimeException e) {
+        return new SocketException("UCX " + what + " failed: " + e.getMessage());
+    }
+
+    void signal() {
+        try {
+            worker.signal();
+        } catch (RuntimeException ignore) {
+            // the worker is being destroyed: nobody is left to wake
+        }
+    }
+
+    UcpRequest send(long addr, long n) throws IOException {
+        try {
+            return ep.sendStreamNonBlocking(addr, n, null);
+        } catch (RuntimeException e) {
+            throw failure("stream send", e);
+        }
+    }
+
+    UcpRequest recv(long addr, long n) throws IOException {
+        try {
+            return ep.recvStreamNonBlocking(addr, n, 0, null);
+        } catch (RuntimeException e) {
+            throw failure("stream receive", e);
+        }
+    }
+
+    /**
+     * Sleeps in the worker unless {@code r} completed meanwhile. A reader and a writer of one connection may both be
+     * in the worker: one's progress can complete the other's request and consume the event that would have woken
+     * it (an 8 MiB echo hung so), so a progress that did something signals the worker while anyone sleeps in it,
+     * and a sleeper re-checks its request after announcing itself: one of the two always sees the other.
+     */
+    private void sleep(UcpRequest r) throws IOException {
+        sleepers.incrementAndGet();
+        try {
+            if (!r.isCompleted()) {
+                worker.waitForEvents();
+            }
+        } catch (RuntimeException e) {
+            throw failure("worker wait", e);
+        } finally {
+            sleepers.decrementAndGet();
+        }
+    }
+
+    int progress() throws IOException {
+        int n;
+        try {
+            n = worker.progress();
+        } catch (Exception e) {
+            throw new SocketException("UCX progress failed: " + e.getMessage());
+        }
+        if (n != 0 && sleepers.get() > 0) {
+            signal(); // see sleep(): the event this progress consumed may have been another thread's
+        }
+        return n;
+    }
+
+    /**
+     * Waits (naps, at most {@link #VERDICT_NANOS} and not past {@code deadline}) until the control channel said how
+     * the peer ended: its end-of-stream marker, or a hang-up. True when it did.
+     */
+    boolean peerVerdict(long deadline) {
+        long end = System.nanoTime() + VERDICT_NANOS;
+        if (deadline != 0 && deadline - end < 0) {
+            end = deadline;
+        }
+        while (conn.peerSent < 0 && conn.gone == null) {
+            if (System.nanoTime() - end > 0 || conn.isClosed()) {
+                return false;
+            }
+            java.util.concurrent.locks.LockSupport.parkNanos(1_000_000L);
+        }
+        return true;
+    }
+
+    /** How long a failed receive across hosts waits for the peer's end-of-stream marker (its TCP may lag UCX). */
+    private static final long VERDICT_NANOS = 10_000_000_000L;
+
+    /**
+     * Waits for {@code r}: busy progress for the poll time, then asleep in the worker until UCX, the watchdog
+     * (alarm, end-of-stream, hang-up) or close wakes it. Returns false when a read cannot complete: the peer
+     * finished or is gone (after a last look for data already on its way).
+     *
+     * <p>A virtual thread never sleeps in the worker ({@code ucp_worker_wait} is native and would pin its carrier:
+     * with two carriers, two blocked readers starved the writers they waited for). It spins for at most
+     * {@link #VIRTUAL_SPIN_NANOS}, then parks in naps of 10 us growing to 1 ms, progressing its worker between them,
+     * so its carrier serves other virtual threads; an interrupt then closes the socket, as the JDK's sockets do.
+     */
+    boolean await(UcpRequest r, boolean reading, long deadline) throws IOException {
+        long start = System.nanoTime();
+        boolean virtual = org.sdp4j.transport.Threads.onVirtualThread();
+        long spin = virtual ? Math.min(spinNanos, VIRTUAL_SPIN_NANOS) : spinNanos;
+        long spinEnd = start + spin;
+        long nap = MIN_NAP_NANOS, tick = FIRST_TICK_NANOS;
+        boolean slept = false;
+        Watchdog.Alarm alarm = null;
+        try {
+            while (!r.isCompleted()) {
+                if (conn.isClosed()) {
+                    throw new SocketException("Socket closed");
+                }
+                if (progress() != 0) {
+                    continue;
+                }
+                if (reading && (conn.inputShutdown || conn.finished())) {
+                    return false;
+                }
+                if (!reading && conn.closedByPeer) {
+                    throw new SocketException("Broken pipe: the peer closed the connection");
+                }
+                if (conn.gone != null) {
+                    for (int i = 0; i < 64 && !r.isCompleted(); i++) {
+                        progress();
+                    }
+                    if (r.isCompleted()) {
+                        return true;
+                    }
+                    if (reading) {
+                        return false;
+                    }
+                    throw new SocketException("Broken pipe: " + conn.gone);
+                }
+                long now = System.nanoTime();
+                if (deadline != 0 && now - deadline >= 0) {
+                    throw new SocketTimeoutException("Read timed out");
+                }
+                if (now - spinEnd < 0) {
+                    // yield, not a pause: on a busy machine the peer we wait for may need this very CPU
+                    Thread.yield();
+                    continue;
+                }
+                slept = true;
+                if (virtual) {
+                    java.util.concurrent.locks.LockSupport.parkNanos(conn,
+                            deadline == 0 ? nap : Math.max(1, Math.min(nap, deadline - now)));
+                    nap = Math.min(2 * nap, MAX_NAP_NANOS);
+                    if (Thread.currentThread().isInterrupted() && !conn.isClosed()) {
+                        // the JDK closes a socket whose virtual thread is interrupted in I/O: java.net.Socket does
+                        // that itself (and says "Closed by interrupt") on an InterruptedIOException from its impl
+                        conn.close();
+                        throw new java.io.InterruptedIOException("Closed by interrupt");
+                    }
+                    continue;
+                }
+                // woken by UCX, by close, by the watchdog at the deadline, or at the tick (see FIRST_TICK_NANOS)
+                long at = now + tick;
+                alarm = Watchdog.alarm(conn, deadline != 0 && deadline - at < 0 ? deadline : at);
+                sleep(r);
+                alarm.cancelled = true;
+                tick = Math.min(2 * tick, LAST_TICK_NANOS);
+            }
+            adapt(slept, System.nanoTime() - start);
+            return true;
+        } finally {
+            if (alarm != null) {
+                alarm.cancelled = true;
+            }
+        }
+    }
+
+    /**
+     * Adaptive busy-poll, as the JVM spins on a lock: a wait the spin ended keeps (and grows back) the budget, a
+     * wait that outlasted it halves it, so request/response traffic with long server think times (a JDBC INSERT)
+     * stops burning a CPU the server needs, while a ping-pong keeps the full {@code sdp4j.ucx.poll}.
+     */
+    private void adapt(boolean slept, long waitedNanos) {
+        long s = spinNanos;
+        if (!slept) {
+            spinNanos = Math.min(SPIN_NANOS, Math.max(2 * s, waitedNanos * 2 + 1000));
+        } else if (waitedNanos > 2 * SPIN_NANOS) {
+            spinNanos = s / 2;
+        } else {
+            spinNanos = SPIN_NANOS; // it came just after the spin: a full one would have caught it
+        }
+    }
+}
