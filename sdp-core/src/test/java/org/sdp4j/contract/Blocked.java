@@ -112,6 +112,23 @@ final class Blocked {
         throw new AssertionError(b.toString());
     }
 
+    /** A state that can be read directly ({@code available()} and the like). */
+    @FunctionalInterface
+    interface Condition {
+        boolean holds() throws java.io.IOException;
+    }
+
+    /** Polls {@code c} at the sampling interval until it holds; an AssertionError naming {@code what} at the bound. */
+    static void until(Condition c, String what) throws java.io.IOException, InterruptedException {
+        long end = System.nanoTime() + java.util.concurrent.TimeUnit.SECONDS.toNanos(ContractBase.BOUND_S);
+        while (!c.holds()) {
+            if (System.nanoTime() - end >= 0) {
+                throw new AssertionError(what + ": not so within " + ContractBase.BOUND_S + " s");
+            }
+            java.util.concurrent.locks.LockSupport.parkNanos(SAMPLE_MS * 1_000_000L);
+        }
+    }
+
     private static String ended(Future<?> outcome) {
         if (outcome == null || !outcome.isDone()) {
             return "";

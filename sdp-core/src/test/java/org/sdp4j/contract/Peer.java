@@ -37,7 +37,7 @@ public final class Peer {
         s.getOutputStream().write("ping".getBytes(StandardCharsets.US_ASCII));
         System.out.println("SENT");
         System.out.flush();
-        Thread.sleep(TimeUnit.MINUTES.toMillis(2)); // the scenario, not a settle: idles until the test kills it
+        new java.util.concurrent.CountDownLatch(1).await(2, TimeUnit.MINUTES); // idles until the test kills it
         System.exit(3);
     }
 

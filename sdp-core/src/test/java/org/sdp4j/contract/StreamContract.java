@@ -197,10 +197,7 @@ public abstract class StreamContract extends ContractBase {
         InputStream in = p.client.getInputStream();
         assertEquals(0, in.available(), "nothing sent yet");
         p.server.getOutputStream().write(new byte[10]);
-        long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(BOUND_S);
-        while (in.available() < 10 && System.nanoTime() < end) {
-            Thread.sleep(10); // the interval of a poll of the state itself (available()), not a settle
-        }
+        Blocked.until(() -> in.available() >= 10, "10 bytes available");
         assertEquals(10, in.available(), "10 bytes sent, none read");
         assertEquals(4, in.read(new byte[4]));
         assertEquals(6, in.available(), "after reading 4");
