@@ -18,8 +18,6 @@ import java.util.Map;
 import java.util.Set;
 
 import org.sdp4j.Sdp4j;
-import org.sdp4j.conf.Family;
-import org.sdp4j.conf.Role;
 import org.sdp4j.log.SdpLog;
 import org.sdp4j.transport.Router;
 import org.sdp4j.transport.Transport;
@@ -35,9 +33,9 @@ import org.sdp4j.transport.Transports;
  * started non-blocking and {@code connect} returns false at once; the application's selector polls the rsocket and
  * reports OP_CONNECT when it connected, failed, or when the attempt bound ({@code sdp4j.both.timeout}) passed. Then
  * {@code finishConnect} completes it, or falls back: starts the TCP connect (non-blocking, on the original JDK
- * channel), so the caller never waits for the attempt. The decision log then has two lines for that connect: the
- * attempt ({@code transport=rsocket}) and the fallback ({@code transport=tcp fallback="..."}), which also puts the
- * destination into the Router's memory of failures.
+ * channel), so the caller never waits for the attempt. The Router holds the attempt ({@link Router.Pending}): its
+ * one decision line is logged when it ends, {@code transport=rsocket} or {@code transport=tcp fallback="..."}, the
+ * latter also putting the destination into the Router's memory of failures.
  */
 final class SdpSocketChannel extends SocketChannel implements WrappingChannel {
     /** The JDK's channel this one was opened with (or, accepted, the channel it was accepted as). */
@@ -52,10 +50,10 @@ final class SdpSocketChannel extends SocketChannel implements WrappingChannel {
     private volatile SocketAddress bindRequest;
     /** An RDMA channel being connected in blocking mode (closed by an asynchronous close of this channel). */
     private volatile SocketChannel connecting;
-    /** A pending non-blocking {@code both} attempt; null when none. */
-    private volatile Attempt attempt;
-
-    private record Attempt(InetSocketAddress remote, long deadlineNanos, int boundMillis, String transport) {}
+    /** A pending non-blocking {@code both}/{@code ucx} attempt that may still fall back (the Router's); null when none. */
+    private volatile Router.Pending attempt;
+    /** Where the pending attempt connects to (for the fallback's TCP connect). */
+    private volatile InetSocketAddress attemptRemote;
 
     /** @param decided true for an accepted channel: already connected, nothing left to decide */
     SdpSocketChannel(SelectorProvider provider, SocketChannel delegate, boolean decided) {
@@ -82,7 +80,7 @@ final class SdpSocketChannel extends SocketChannel implements WrappingChannel {
 
     @Override
     public long nanosUntilDeadline() {
-        Attempt a = attempt;
+        Router.Pending a = attempt;
         return a == null ? Long.MAX_VALUE : a.deadlineNanos - System.nanoTime();
     }
 
@@ -107,11 +105,21 @@ final class SdpSocketChannel extends SocketChannel implements WrappingChannel {
             throw new ClosedChannelException();
         }
         Router router = Sdp4j.router();
-        boolean fallback = canFallBack(router, isa);
         boolean[] connected = new boolean[1];
         try {
-            router.connect(isa, 0, (t, ms) -> connected[0] = connectRdma(t, isa, ms, fallback),
-                    t -> connected[0] = afterClose(() -> initial.connect(isa)));
+            if (isBlocking()) {
+                router.connect(isa, 0, (t, ms) -> connected[0] = connectRdma(t, isa, ms),
+                        t -> connected[0] = afterClose(() -> initial.connect(isa)));
+            } else {
+                Router.Pending p = router.connectNonBlocking(isa, t -> connected[0] = startRdma(t, isa),
+                        t -> connected[0] = afterClose(() -> initial.connect(isa)));
+                if (p != null) {
+                    attemptRemote = isa;
+                    attempt = p; // the TCP channel stays for the fallback
+                } else if (delegate != initial) {
+                    closeInitial();
+                }
+            }
         } catch (IOException e) {
             closeIfInnerClosed();
             throw e;
@@ -121,53 +129,55 @@ final class SdpSocketChannel extends SocketChannel implements WrappingChannel {
         return connected[0];
     }
 
-    private static boolean canFallBack(Router router, InetSocketAddress isa) {
-        Family f = router.match(Role.CLIENT, isa).family();
-        return f != Family.SDP && f != Family.TCP;
-    }
-
     /**
-     * The Router's RDMA path: a channel of transport {@code t}, given this channel's options and bind address, then
-     * connected — blocking mode within {@code attemptMillis} (0: none); non-blocking mode started only, with the
-     * attempt bound remembered when a fallback is allowed. On failure the TCP channel is untouched.
+     * The Router's RDMA path in blocking mode: a channel of transport {@code t}, given this channel's options and
+     * bind address, connected within {@code attemptMillis} (0: none). On failure the TCP channel is untouched.
      */
-    private boolean connectRdma(Transport t, InetSocketAddress isa, int attemptMillis, boolean fallback)
-            throws IOException {
+    private boolean connectRdma(Transport t, InetSocketAddress isa, int attemptMillis) throws IOException {
         SocketChannel r = t.openSocketChannel(provider());
         try {
             replay(t, r);
-            if (isBlocking()) {
-                connecting = r;
-                if (!isOpen()) {
-                    throw new AsynchronousCloseException();
-                }
-                try {
-                    r.socket().connect(isa, attemptMillis);
-                } finally {
-                    connecting = null;
-                }
-                install(r);
-                closeInitial();
-                return true;
+            connecting = r;
+            if (!isOpen()) {
+                throw new AsynchronousCloseException();
             }
-            r.configureBlocking(false);
-            boolean done = r.connect(isa);
-            if (!done && fallback) {
-                attempt = new Attempt(isa, System.nanoTime() + attemptMillis * 1_000_000L, attemptMillis, t.name());
+            try {
+                r.socket().connect(isa, attemptMillis);
+            } finally {
+                connecting = null;
             }
             install(r);
-            if (done || !fallback) {
-                closeInitial();
-            }
+            closeInitial();
+            return true;
+        } catch (IOException | RuntimeException e) {
+            closeQuietly(r, e);
+            throw e;
+        }
+    }
+
+    /**
+     * The same in non-blocking mode: the transport's channel becomes the one in use and its connect is started
+     * (true when it completed at once); the TCP channel is kept while the Router may still fall back.
+     */
+    private boolean startRdma(Transport t, InetSocketAddress isa) throws IOException {
+        SocketChannel r = t.openSocketChannel(provider());
+        try {
+            replay(t, r);
+            r.configureBlocking(false);
+            boolean done = r.connect(isa);
+            install(r);
             return done;
         } catch (IOException | RuntimeException e) {
-            attempt = null;
-            try {
-                r.close();
-            } catch (IOException suppressed) {
-                e.addSuppressed(suppressed);
-            }
+            closeQuietly(r, e);
             throw e;
+        }
+    }
+
+    private static void closeQuietly(SocketChannel r, Exception e) {
+        try {
+            r.close();
+        } catch (IOException suppressed) {
+            e.addSuppressed(suppressed);
         }
     }
 
@@ -228,7 +238,7 @@ final class SdpSocketChannel extends SocketChannel implements WrappingChannel {
 
     @Override
     public boolean finishConnect() throws IOException {
-        Attempt a = attempt;
+        Router.Pending a = attempt;
         if (a == null) {
             return afterClose(() -> delegate.finishConnect());
         }
@@ -237,10 +247,11 @@ final class SdpSocketChannel extends SocketChannel implements WrappingChannel {
         try {
             if (r.finishConnect()) {
                 attempt = null;
+                a.connected();
                 closeInitial();
                 return true;
             }
-            if (a.deadlineNanos - System.nanoTime() > 0) {
+            if (!a.expired()) {
                 return false;
             }
             failure = new SocketTimeoutException("no answer within the " + a.boundMillis + " ms attempt bound");
@@ -265,11 +276,9 @@ final class SdpSocketChannel extends SocketChannel implements WrappingChannel {
         }
         retarget();
         boolean[] connected = new boolean[1];
-        IOException why = failure;
+        InetSocketAddress remote = attemptRemote;
         try {
-            Sdp4j.router().connect(a.remote, 0, (t, ms) -> {
-                throw why;
-            }, t -> connected[0] = initial.connect(a.remote));
+            a.fallBack(failure, t -> connected[0] = initial.connect(remote));
         } catch (IOException e) {
             closeIfInnerClosed();
             throw e;
@@ -441,10 +450,8 @@ final class SdpSocketChannel extends SocketChannel implements WrappingChannel {
                 return;
             }
             Router router = Sdp4j.router();
-            boolean fallback = canFallBack(router, isa);
             try {
-                router.connect(isa, timeout, (t, ms) -> connectRdma(t, isa, ms, fallback),
-                        t -> jdkAdaptor.connect(isa, t));
+                router.connect(isa, timeout, (t, ms) -> connectRdma(t, isa, ms), t -> jdkAdaptor.connect(isa, t));
             } finally {
                 decided = true;
             }

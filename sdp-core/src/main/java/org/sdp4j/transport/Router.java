@@ -114,7 +114,11 @@ public final class Router {
             tcp.connect(timeoutMillis);
             return TcpTransport.INSTANCE;
         }
-        Match m = match(Role.CLIENT, remote);
+        return connect(remote, match(Role.CLIENT, remote), timeoutMillis, rdma, tcp, start);
+    }
+
+    private Transport connect(InetSocketAddress remote, Match m, int timeoutMillis, RdmaPath rdma, TcpPath tcp,
+                              long start) throws IOException {
         switch (m.family()) {
             case TCP -> {
                 tcpOrLog(remote, m, tcp, timeoutMillis, null, start);
@@ -152,11 +156,9 @@ public final class Router {
             tcpOrLog(remote, m, tcp, timeoutMillis, unavailable(f, t), start);
             return TcpTransport.INSTANCE;
         }
-        NegativeCache.Failure recent = failed.recent(remote);
+        String recent = recentFailure(t, remote);
         if (recent != null) {
-            tcpOrLog(remote, m, tcp, timeoutMillis, t.name() + " to " + hostPort(remote) + " failed "
-                    + ago(recent.atNanos()) + " ago (" + recent.reason() + "); next attempt after "
-                    + failed.retryMillis() + " ms", start);
+            tcpOrLog(remote, m, tcp, timeoutMillis, recent, start);
             return TcpTransport.INSTANCE;
         }
         int bound = (int) Math.min(Integer.MAX_VALUE, settings.bothTimeoutMillis());
@@ -186,6 +188,108 @@ public final class Router {
                 CALLER_TIMEOUT.set(outer);
             }
         }
+    }
+
+    /** Why {@code remote} goes straight to TCP for now (the negative cache), or null. */
+    private String recentFailure(Transport t, InetSocketAddress remote) {
+        NegativeCache.Failure recent = failed.recent(remote);
+        return recent == null ? null : t.name() + " to " + hostPort(remote) + " failed " + ago(recent.atNanos())
+                + " ago (" + recent.reason() + "); next attempt after " + failed.retryMillis() + " ms";
+    }
+
+    /** Starts a connect over {@code transport} without waiting: true when it completed at once. */
+    @FunctionalInterface
+    public interface RdmaStart {
+        boolean start(Transport transport) throws IOException;
+    }
+
+    /**
+     * A non-blocking connect's RDMA attempt under a {@code both} or {@code ucx} rule, not finished yet: the
+     * channel's {@code finishConnect} ends it with {@link #connected} or {@link #fallBack}, and the decision is
+     * logged then (one line per connect, as for a blocking one).
+     */
+    public final class Pending {
+        private final InetSocketAddress remote;
+        private final Match m;
+        private final Transport t;
+        private final long start;
+        /** When the attempt bound ({@code sdp4j.both.timeout}) passes. */
+        public final long deadlineNanos;
+        public final int boundMillis;
+
+        private Pending(InetSocketAddress remote, Match m, Transport t, long start, int boundMillis) {
+            this.remote = remote;
+            this.m = m;
+            this.t = t;
+            this.start = start;
+            this.boundMillis = boundMillis;
+            this.deadlineNanos = System.nanoTime() + boundMillis * 1_000_000L;
+        }
+
+        public boolean expired() {
+            return deadlineNanos - System.nanoTime() <= 0;
+        }
+
+        /** The attempt connected. */
+        public void connected() {
+            failed.succeeded(remote);
+            decided(Role.CLIENT, remote, m, t.name(), null, null, start);
+        }
+
+        /** The attempt failed ({@code why}) or its bound passed: remembered, and the TCP path starts. */
+        public void fallBack(IOException why, TcpPath tcp) throws IOException {
+            String reason = t.name() + " connect failed: " + why.getMessage();
+            failed.failed(remote, reason);
+            tcpOrLog(remote, m, tcp, 0, reason, start);
+        }
+    }
+
+    /**
+     * NIO's non-blocking connect: decided as {@link #connect} decides, but an RDMA attempt is only started. Returns
+     * null when the connect is decided now (connected, or under way on its final transport), or the attempt when a
+     * {@code both}/{@code ucx} rule may still send it to TCP; {@code tcp} starts a non-blocking TCP connect.
+     */
+    public Pending connectNonBlocking(InetSocketAddress remote, RdmaStart rdma, TcpPath tcp) throws IOException {
+        long start = System.nanoTime();
+        Match m = remote.isUnresolved() ? null : match(Role.CLIENT, remote);
+        if (m == null || m.family() == Family.TCP || m.family() == Family.SDP) {
+            if (m == null) {
+                tcp.connect(0);
+            } else {
+                connect(remote, m, 0, (t, ms) -> rdma.start(t), tcp, start);
+            }
+            return null;
+        }
+        Family f = m.family().transportFamily();
+        Transport t = transports.apply(f);
+        String notNow = t == null || !t.isAvailable() ? unavailable(f, t) : recentFailure(t, remote);
+        if (notNow != null) {
+            tcpOrLog(remote, m, tcp, 0, notNow, start);
+            return null;
+        }
+        int[] outer = CALLER_TIMEOUT.get();
+        CALLER_TIMEOUT.set(new int[] {0}); // a non-blocking connect has no timeout of its own
+        boolean done;
+        try {
+            done = rdma.start(t);
+        } catch (IOException e) {
+            String reason = t.name() + " connect failed: " + e.getMessage();
+            failed.failed(remote, reason);
+            tcpOrLog(remote, m, tcp, 0, reason, start);
+            return null;
+        } finally {
+            if (outer == null) {
+                CALLER_TIMEOUT.remove();
+            } else {
+                CALLER_TIMEOUT.set(outer);
+            }
+        }
+        Pending p = new Pending(remote, m, t, start, (int) Math.min(Integer.MAX_VALUE, settings.bothTimeoutMillis()));
+        if (done) {
+            p.connected();
+            return null;
+        }
+        return p;
     }
 
     private void tcpOrLog(InetSocketAddress remote, Match m, TcpPath tcp, int timeoutMillis, String reason,
