@@ -215,6 +215,30 @@ class SocketFactoryTest {
         }
     }
 
+    /** With the agent in the JVM as well, the agent decides each connection once; the factory's rules stand aside. */
+    @Test
+    void withTheAgentTheAgentDecides() {
+        Path conf = E2e.conf(dir(), "agent-tcp.conf", "log min-level 7 destination stderr",
+                "use tcp client * 127.0.0.1:" + pg.port(), "use tcp client * *:*");
+        JvmResult r = pgjdbc("factory-pg-agent", rules("use both client * 127.0.0.1:" + pg.port(),
+                "use tcp client * *:*")).agent("conf=" + conf).run();
+        r.assertExit(0);
+        assertTrue(r.stdoutLines().contains("DROPPED"), r.describe());
+        List<DecisionLog.Decision> ds = r.decisions().clientsTo(pg.port());
+        assertEquals(1, ds.size(), "one decision for the one connection" + r.describe());
+        assertEquals("line 2", ds.get(0).rule(), "the agent's rule" + r.describe());
+        assertEquals("tcp", ds.get(0).family(), ds.get(0).raw());
+        assertTrue(r.stderr().contains("the factory's rules are not used"), r.describe());
+    }
+
+    private static Path dir() {
+        try {
+            return Files.createTempDirectory("sdp4j-factory");
+        } catch (java.io.IOException e) {
+            throw new java.io.UncheckedIOException(e);
+        }
+    }
+
     // ---- MariaDB Connector/J: socketFactory, rules in -Dsdp4j.jdbc.rules ----
 
     private static String mariadbRules(String family) {

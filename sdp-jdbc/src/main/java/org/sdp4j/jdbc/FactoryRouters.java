@@ -71,6 +71,24 @@ final class FactoryRouters {
 
     /** The system property {@code stat} looks for before it attaches (StatCommand.MARKER). */
     private static final String MARKER = "sdp4j.agent";
+    private static volatile boolean toldAgent;
+
+    /**
+     * True when the agent runs in this JVM: it routes every socket already, the factory's own included, so the
+     * factory hands out plain sockets (one decision per connection, by the agent's rules) and says so once.
+     */
+    static boolean agentRouting() {
+        if (!"running".equals(System.getProperty(MARKER))) {
+            return false;
+        }
+        if (!toldAgent) {
+            toldAgent = true;
+            // at error level: the agent configured its own copy of the log, this copy keeps libsdp's default (errors)
+            SdpLog.log(SdpLog.ERROR, "socket factory: the sdp4j agent routes this JVM's sockets by its own rules;"
+                    + " the factory's rules are not used");
+        }
+        return true;
+    }
 
     static RuleSet parse(String key) throws ConfigException {
         if (key.isEmpty()) {

@@ -37,13 +37,13 @@ public class SdpSocketFactory extends SocketFactory {
 
     /** @param rules an absolute path to a libsdp.conf, or rules separated by {@code ;} (null: as {@link #SdpSocketFactory()}) */
     public SdpSocketFactory(String rules) {
-        this.router = FactoryRouters.forArgument(rules);
+        this.router = FactoryRouters.agentRouting() ? null : FactoryRouters.forArgument(rules);
     }
 
-    /** An unconnected socket, decided by the rules at {@code connect}. */
+    /** An unconnected socket, decided by the rules at {@code connect} (with the agent running: the agent's). */
     @Override
     public Socket createSocket() throws SocketException {
-        return new FactorySocket(router);
+        return router == null ? new Socket() : new FactorySocket(router);
     }
 
     @Override
