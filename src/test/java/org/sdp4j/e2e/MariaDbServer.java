@@ -4,10 +4,8 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
-import java.util.stream.Stream;
 
 /**
  * A real MariaDB server from Debian's packages (10.11 on bookworm), private to the test: mariadb-install-db in a
@@ -118,13 +116,7 @@ public final class MariaDbServer implements AutoCloseable {
             Thread.currentThread().interrupt();
             process.destroyForcibly();
         } finally {
-            if (!Boolean.getBoolean("sdp4j.e2e.keep")) {
-                try (Stream<Path> st = Files.walk(dir)) {
-                    st.sorted(Comparator.reverseOrder()).forEach(x -> x.toFile().delete());
-                } catch (IOException ignored) {
-                    // best effort
-                }
-            }
+            PostgresServer.deleteTree(dir);
         }
     }
 }

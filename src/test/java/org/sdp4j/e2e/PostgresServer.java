@@ -187,7 +187,8 @@ public final class PostgresServer implements AutoCloseable {
         }
     }
 
-    private static void deleteTree(Path dir) {
+    /** Deletes a server's private directory, unless -Dsdp4j.e2e.keep (best effort). */
+    static void deleteTree(Path dir) {
         if (Boolean.getBoolean("sdp4j.e2e.keep")) {
             return;
         }
