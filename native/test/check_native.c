@@ -7,6 +7,7 @@
 #include <arpa/inet.h>
 #include <errno.h>
 #include <limits.h>
+#include <netinet/in.h>
 #include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -475,6 +476,47 @@ static void check_shim(const char *shim)
 	fj_free(a); fj_free(buf); fj_free(msg); fj_free(d);
 }
 
+/* The SMC entries (sdp4j_smc.c): argument validation on any kernel; the probe names why where there is no SMC. */
+static void check_smc(void)
+{
+	int p[2], t, b;
+	struct sockaddr_in sa = { .sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+	jint how;
+
+	THROWS(SDP4J_IAE, "bad method 0", Java_org_sdp4j_smc_SmcNative_convert(env, C, 0, 0));
+	THROWS(SDP4J_IAE, "fd -1 is not a socket", Java_org_sdp4j_smc_SmcNative_convert(env, C, -1, 1));
+	THROWS(SDP4J_IAE, "fd -5 is not a socket", Java_org_sdp4j_smc_SmcNative_diag(env, C, -5));
+	CHECK(!Java_org_sdp4j_smc_SmcNative_isSmc(env, C, -1), "isSmc(-1)");
+	CHECK(pipe(p) == 0, "pipe");
+	THROWS(SDP4J_IAE, "is not a socket", Java_org_sdp4j_smc_SmcNative_convert(env, C, p[0], 1));
+	close(p[0]);
+	close(p[1]);
+	t = socket(AF_INET, SOCK_DGRAM, 0);
+	THROWS(SDP4J_IAE, "is not a TCP socket", Java_org_sdp4j_smc_SmcNative_convert(env, C, t, 2));
+	close(t);
+	b = socket(AF_INET, SOCK_STREAM, 0);
+	CHECK(bind(b, (struct sockaddr *)&sa, sizeof sa) == 0, "bind");
+	THROWS(SDP4J_IAE, "is already bound", Java_org_sdp4j_smc_SmcNative_convert(env, C, b, 1));
+	CHECK(!Java_org_sdp4j_smc_SmcNative_isSmc(env, C, b), "a TCP socket is not SMC");
+	close(b);
+	fj_clear();
+	how = Java_org_sdp4j_smc_SmcNative_probe(env, C);
+	if (fj_pending) {
+		CHECK(!strcmp(fj_exc_class, SOCKX) && strstr(fj_exc_msg, "the kernel has no SMC: socket(AF_INET"),
+		      "probe: %s %s", fj_exc_class, fj_exc_msg);
+		fj_clear();
+	} else {
+		CHECK(how == 1 || how == 2, "probe returned %d", (int)how);
+		t = socket(AF_INET, SOCK_STREAM, 0);
+		fj_clear();
+		Java_org_sdp4j_smc_SmcNative_convert(env, C, t, how);
+		CHECK(!fj_pending, "convert: %s %s", fj_exc_class, fj_exc_msg);
+		fj_clear();
+		CHECK(Java_org_sdp4j_smc_SmcNative_isSmc(env, C, t), "converted socket is SMC");
+		close(t);
+	}
+}
+
 int main(int argc, char **argv)
 {
 	if (argc < 2) {
@@ -484,8 +526,10 @@ int main(int argc, char **argv)
 	env = fj_env();
 	if (!strcmp(argv[1], "missing"))
 		check_missing();
-	else if (!strcmp(argv[1], "real"))
+	else if (!strcmp(argv[1], "real")) {
 		check_real();
+		check_smc();
+	}
 	else if (!strcmp(argv[1], "shim") && argc > 2)
 		check_shim(argv[2]);
 	else

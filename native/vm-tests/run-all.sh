@@ -33,7 +33,10 @@
 #      parallelism 2, Derby's DRDA server, every row checked, every pooled connection on rsocket, JFR)
 #   n  `sdp4j-agent.jar stat` against a JVM holding four rsocket connections (native/vm-tests/stat.sh): one line
 #      each with its bytes and rule, text and JSON
-#   (l, m and n are skipped when the agent jar is not built)
+#   o  `use smc` on the VM's 6.1 kernel (native/vm-tests/smc.sh): java.net and NIO echo through the agent with both
+#      ends on the kernel's SMC socket, each connection's outcome logged from smc_diag (on 6.1 over rxe: TCP by the
+#      protocol, with the kernel's reason; SMC-R itself: two-hosts.sh)
+#   (l to o are skipped when the agent jar is not built)
 # Closing line: "N passed, M failed"; exit status 0 only when nothing failed.
 set -uo pipefail
 repo=$(cd "$(dirname "$0")/../.." && pwd)
@@ -362,8 +365,14 @@ if [ -f "$agent" ]; then
   rc=${PIPESTATUS[0]}
   record "n: stat lists rsocket connections with their bytes and rules ($(grep -Eo '[0-9]+ passed, [0-9]+ failed' "$out/stat-step.log" | tail -1))" \
     "$rc" $(( $(date +%s) - t0 )) ""
+  log "o: use smc on this kernel: java.net and NIO through the agent, the outcome from smc_diag"
+  t0=$(date +%s)
+  "$repo/native/vm-tests/smc.sh" 2>&1 | tee "$out/smc-step.log"
+  rc=${PIPESTATUS[0]}
+  record "o: use smc: both ends on the kernel's SMC socket, 1 MiB echoed, outcome logged ($(grep -Eo '[0-9]+ passed, [0-9]+ failed' "$out/smc-step.log" | tail -1)): $(grep -o 'SMC fell back: 0x[0-9a-f]*\|on SMC-R' "$out/smc-step.log" | sort -u | tr '\n' ' ')" \
+    "$rc" $(( $(date +%s) - t0 )) ""
 else
-  summary+=("SKIP  l-n: no $agent (build sdp-jdbc first)"); skipped=$((skipped + 3))
+  summary+=("SKIP  l-o: no $agent (build sdp-jdbc first)"); skipped=$((skipped + 4))
 fi
 
 # ---- summary ----

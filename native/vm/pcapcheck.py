@@ -10,6 +10,10 @@
                                                             UPGRADE_MAX (256) bytes each way per TCP connection
                                                             (UCX across hosts: the TCP connection carries only the
                                                             upgrade handshake and the end-of-stream marker)
+  pcapcheck.py FILE --a ... --b ... --smc PORT              RoCEv2 both ways; TCP payload only on PORT and at most
+                                                            SMC_CLC_MAX (1024) bytes each way per TCP connection
+                                                            (SMC-R: the TCP connection carries only the CLC
+                                                            handshake, proposal/accept/confirm, a few hundred bytes)
 
 PORT may be given more than once. Prints one line of counts (the evidence) and, on failure, why; exit 0 when the
 expectation holds, 1 when it does not, 2 when the file is not a capture this tool reads. The file is untrusted
@@ -22,6 +26,7 @@ import sys
 
 ROCEV2 = 4791
 UPGRADE_MAX = 256
+SMC_CLC_MAX = 1024
 
 
 def frames(path):
@@ -82,6 +87,7 @@ def main():
     ap.add_argument("--rdma", type=int, action="append", default=[], metavar="PORT")
     ap.add_argument("--tcp", type=int, action="append", default=[], metavar="PORT")
     ap.add_argument("--upgrade", type=int, action="append", default=[], metavar="PORT")
+    ap.add_argument("--smc", type=int, action="append", default=[], metavar="PORT")
     ap.add_argument("--roce", action="store_true", help="RoCEv2 frames both ways, whatever else")
     ap.add_argument("--min", type=int, default=8, help="least RoCEv2 frames each way (default 8)")
     o = ap.parse_args()
@@ -124,21 +130,24 @@ def main():
         print(f"pcapcheck: {e}")
         return 2
     tcp = " ".join(f"tcp:{p} a->b {tcp_to.get(p, 0)} B, b->a {tcp_from.get(p, 0)} B"
-                   for p in o.rdma + o.tcp + o.upgrade)
-    if o.upgrade:
+                   for p in o.rdma + o.tcp + o.upgrade + o.smc)
+    if o.upgrade or o.smc:
         tcp += " connections " + (", ".join(f"{ap}->{bp} {n[0]}/{n[1]} B" for (ap, bp), n in sorted(conns.items()))
                                   or "none with payload")
     print(f"pcapcheck {o.file}: {total} frames; RoCEv2 a->b {roce['ab']} ({roce_bytes['ab']} B), "
           f"b->a {roce['ba']} ({roce_bytes['ba']} B); {tcp}; other {other}")
     bad = []
-    if o.upgrade:
+    if o.upgrade or o.smc:
         for (ap, bp), n in sorted(conns.items()):
-            if bp not in o.upgrade:
-                bad.append(f"TCP payload on port {bp} ({ap}->{bp}: {n[0]}/{n[1]} B), not an upgrade port")
-            elif n[0] > UPGRADE_MAX or n[1] > UPGRADE_MAX:
+            if bp not in o.upgrade + o.smc:
+                bad.append(f"TCP payload on port {bp} ({ap}->{bp}: {n[0]}/{n[1]} B), not an upgrade or SMC port")
+            elif bp in o.upgrade and (n[0] > UPGRADE_MAX or n[1] > UPGRADE_MAX):
                 bad.append(f"TCP connection {ap}->{bp} carried {n[0]}/{n[1]} B (a->b/b->a), more than the "
                            f"upgrade handshake and end-of-stream marker ({UPGRADE_MAX} B each way)")
-    if o.rdma or o.roce or o.upgrade:
+            elif bp in o.smc and (n[0] > SMC_CLC_MAX or n[1] > SMC_CLC_MAX):
+                bad.append(f"TCP connection {ap}->{bp} carried {n[0]}/{n[1]} B (a->b/b->a), more than SMC's CLC "
+                           f"handshake ({SMC_CLC_MAX} B each way): the data went over TCP, not SMC-R")
+    if o.rdma or o.roce or o.upgrade or o.smc:
         for w in ("ab", "ba"):
             if roce[w] < o.min:
                 bad.append(f"only {roce[w]} RoCEv2 frames {w[0]}->{w[1]} (want >= {o.min})")

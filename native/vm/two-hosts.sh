@@ -114,7 +114,7 @@ for step in $planned; do
   [ "${ra%% *}" = 0 ] || ok=0
   [ "${rb%% *}" = 0 ] || ok=0
   expect=$(head -c 100 "$out/shared/ctl/$step.expect" 2>/dev/null || true)
-  if [[ "$expect" =~ ^(--roce\ |--(rdma|tcp|min|upgrade)\ [0-9]{1,5}\ ?)+$ ]] && [ -s "$out/$step.pcap" ]; then
+  if [[ "$expect" =~ ^(--roce\ |--(rdma|tcp|min|upgrade|smc)\ [0-9]{1,5}\ ?)+$ ]] && [ -s "$out/$step.pcap" ]; then
     # shellcheck disable=SC2086 # the expectation is a checked word list
     pc=$(python3 "$vm_here/pcapcheck.py" "$out/$step.pcap" --a 10.9.9.1 --b 10.9.9.2 $expect 2>&1) || ok=0
   else

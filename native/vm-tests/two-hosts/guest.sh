@@ -27,6 +27,11 @@
 #   ucx-nio         (not in the default list) the same with NIO channels on both ends
 #   ucx-fallback    (not in the default list) 'use ucx' client -> TCP-only listener on b: bounded attempt, TCP carries it
 #   ucx-probe       (not in the default list) ucx_info and ucx_perftest over rxe0 between the guests
+#   smc-echo        (needs the 6.12 guest kernel: test.sh's second two-host run) java.net echo a->b on 'use smc': the
+#                   JDK's sockets made SMC, SMC-R over rxe0 with a UEID both guests share; TCP only the CLC handshake
+#   smc-echo-nio    the same with NIO channels
+#   smc-jcc         IBM JCC on a -> Derby on b, both 'use smc': FALLBACK_ROWS INSERTs, every row checked, SMC-R
+#   smc-fallback    b without a UEID: the protocol falls back to TCP on the same connection, logged with its reason
 #   jcc-both-norxe  b's rxe0 removed (rdma link delete): JCC on 'use both' makes a bounded RDMA attempt, falls back,
 #                   the second connection goes straight to TCP (negative cache), every row checked
 set -uo pipefail
@@ -537,6 +542,51 @@ record() { # STEP STATUS SECONDS DETAIL
   log "$1: status $2 (${3}s) $4"
   [ "$2" = 0 ] || bad=$((bad + 1))
 }
+# smc-*: 'use smc' on both ends, the kernel's SMC-R under the JDK's own sockets (needs the 6.12 guest kernel:
+# test.sh runs these steps in a second two-host run booted with it; on 6.1 SMC-R over rxe hangs, FACTS.md). Both
+# guests load smc and share one User EID (smc-ueid.py, as smc-tools' `smcr ueid add`); the capture must hold
+# RoCEv2 both ways and on the port only the CLC handshake's few hundred bytes of TCP (pcapcheck --smc).
+smc_ueid=SDP4J-TWO-HOSTS
+smc_setup() { # [noueid]: load SMC; this guest's UEID set (or, with noueid, none)
+  modprobe smc && modprobe smc_diag || { echo "no smc module in $(uname -r)"; return 1; }
+  python3 "$repo/native/vm-tests/two-hosts/smc-ueid.py" flush || return 1
+  if [ "${1:-}" != noueid ]; then python3 "$repo/native/vm-tests/two-hosts/smc-ueid.py" add $smc_ueid || return 1; fi
+  echo "SMC on $(uname -r): UEIDs [$(python3 "$repo/native/vm-tests/two-hosts/smc-ueid.py" show | tr '\n' ' ')]"
+}
+smc_outcome() { # PORT WANT COUNT: the client's log names WANT ("on SMC-R", "on TCP (SMC fell back") COUNT times
+  local n
+  n=$(grep -c "smc: connection to $B:$1 $2" "$out/$step-client.log")
+  grep "smc: connection to $B:$1 " "$out/$step-client.log"
+  [ "$n" = "$3" ] || { echo "$n of $3 connections to $B:$1 say '$2'"; return 3; }
+  detail="$(grep -o "smc: connection to $B:$1 on .*" "$out/$step-client.log" | head -1)"
+}
+expect_smc_echo="--smc 7480"
+serve_smc_echo() { smc_setup && echo_server net 7480 smc; }
+client_smc_echo() { smc_setup && echo_client net 7480 smc smc && smc_outcome 7480 "on SMC-R" 2; }
+check_smc_echo() { echo_server_check 7480 smc smc; }
+expect_smc_echo_nio="--smc 7481"
+serve_smc_echo_nio() { smc_setup && echo_server nio 7481 smc; }
+client_smc_echo_nio() { smc_setup && echo_client nio 7481 smc smc && smc_outcome 7481 "on SMC-R" 2; }
+check_smc_echo_nio() { echo_server_check 7481 smc smc; }
+expect_smc_jcc="--smc 50126"
+serve_smc_jcc() { smc_setup && derby_server 50126 "use smc server * $B:50126"; }
+client_smc_jcc() {
+  smc_setup || return 1
+  jcc_client 50126 "use smc client * $B:50126" 1 "$fallback_rows" || return 1
+  grep -q "client $B:50126 .*family=smc transport=smc" "$out/$step-client.log" ||
+    { echo "the client's decision log does not show transport=smc"; return 3; }
+  smc_outcome 50126 "on SMC-R" 1
+}
+check_smc_jcc() {
+  grep -q "server $B:50126 .*family=smc transport=smc" "$out/$step-server.log" ||
+    { echo "the server's decision log does not show transport=smc"; return 3; }
+}
+# smc-fallback: b has no UEID; SMC-Rv2 cannot agree, so the protocol falls back to TCP on the same connection
+expect_smc_fallback="--tcp 7482"
+serve_smc_fallback() { smc_setup noueid && echo_server net 7482 smc; }
+client_smc_fallback() { smc_setup && echo_client net 7482 smc smc && smc_outcome 7482 "on TCP (SMC fell back: 0x" 2; }
+check_smc_fallback() { echo_server_check 7482 smc smc; }
+
 bad=0
 
 # ---------------------------------------------------------------- b: serve each step a asks for
@@ -559,7 +609,7 @@ run_b() {
     [ $rc = 0 ] && rc=$src
     if [ $rc = 0 ] && declare -F "$(fn check "$step")" >/dev/null; then "$(fn check "$step")"; rc=$?; fi
     c1=$(counters)
-    min=256; case "$step" in wire) min=4 ;; jcc-both-tcp|jcc-both-norxe|ucx-fallback) min=0 ;; esac
+    min=256; case "$step" in wire) min=4 ;; jcc-both-tcp|jcc-both-norxe|ucx-fallback|smc-fallback) min=0 ;; esac
     d=$(delta "$c0" "$c1" $min); drc=$?
     [ -d $hw ] || { d="no RDMA device (rxe0 deleted)"; drc=0; }
     [ $rc = 0 ] && rc=$drc
@@ -585,15 +635,17 @@ run_a() {
     rc=0
     await "$step.ready" 600 || rc=91
     if [ $rc = 0 ] && [ "$(cat "$ctl/$step.ready")" != ok ]; then echo "b could not start its server"; rc=92; fi
+    detail=
     if [ $rc = 0 ]; then "$(fn client "$step")"; rc=$?; fi
     c1=$(counters)
     put "$step.client-done" $rc
     await "$step.server-done" 600
     put "$step.cap-stop" 1
     await "$step.cap-off" 120
-    min=256; case "$step" in wire) min=4 ;; jcc-both-tcp|jcc-both-norxe|ucx-fallback) min=0 ;; esac
+    min=256; case "$step" in wire) min=4 ;; jcc-both-tcp|jcc-both-norxe|ucx-fallback|smc-fallback) min=0 ;; esac
     d=$(delta "$c0" "$c1" $min); drc=$?
     [ $rc = 0 ] && rc=$drc
+    [ -n "$detail" ] && d="$d; $detail"
     [ $rc = 0 ] || d="$d; client log: $(why "$out/$step-client.log")"
     record "$step" $rc $(( $(date +%s) - t0 )) "$d"
   done

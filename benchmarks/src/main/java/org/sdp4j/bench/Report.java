@@ -93,7 +93,7 @@ public final class Report {
                 c.probe.conf = s.out.resolve("logs").resolve("libsdp-" + c.name + ".conf");
                 Files.writeString(c.probe.conf, confText(c.probe.family));
                 Probes.probe(c.probe, javaBin, ps, selftest);
-                if (c.probe.unavailable != null && c.probe.unavailable.contains("expected sdp, tcp, both or ucx after 'use'")) {
+                if (c.probe.unavailable != null && c.probe.unavailable.contains("expected sdp, tcp, both, ucx or smc after 'use'")) {
                     c.probe.unavailable = "this sdp4j has no '" + c.name + "' transport yet: its agent refuses the rule 'use " + c.name
                             + " ...' (" + c.probe.unavailable + ")";
                 }

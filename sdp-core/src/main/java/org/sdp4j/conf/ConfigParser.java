@@ -98,7 +98,7 @@ public final class ConfigParser {
                     parseLine(new LineScanner(src, lineNo, line), lineNo, rules, log);
                     if (pending != null && rules.size() > before) {
                         Rule r = rules.get(before);
-                        if (r.family() == Family.TCP || r.family() == Family.UCX) {
+                        if (r.family() != Family.SDP && r.family() != Family.BOTH) {
                             throw new ConfigException(src, pendingLine, DIRECTIVE + " line " + pendingLine
                                     + " sets rsocket tunables for line " + lineNo + ", a 'use " + r.family().keyword()
                                     + "' rule that never uses rsockets");
@@ -213,8 +213,9 @@ public final class ConfigParser {
             case "both" -> Family.BOTH;
             // not in KEYWORDS: libsdp reads 'ucx' as a name, so a program called ucx still parses as before
             case "ucx" -> Family.UCX;
-            default -> throw in.error("expected sdp, tcp, both or ucx after 'use', found " + quote(fam)
-                    + caseHint(fam, "sdp", "tcp", "both", "ucx"));
+            case "smc" -> Family.SMC; // the same: not a libsdp keyword
+            default -> throw in.error("expected sdp, tcp, both, ucx or smc after 'use', found " + quote(fam)
+                    + caseHint(fam, "sdp", "tcp", "both", "ucx", "smc"));
         };
         String roleWord = in.word(false);
         Role role = switch (roleWord == null ? "" : roleWord) {

@@ -68,8 +68,9 @@ final class SdpServerSocketImpl extends ForwardingSocketImpl {
                 public void rdma(Transport t) throws IOException {
                     SocketImpl r = t.newSocketImpl(true);
                     try {
-                        JdkNet.create(r, true);
+                        t.create(r);
                         options.replay(r, t.name());
+                        JdkNet.closeQuietly(tcp); // before the transport binds the same port (a shared port space)
                         JdkNet.bind(r, local.getAddress(), local.getPort());
                         JdkNet.listen(r, backlog);
                     } catch (IOException | RuntimeException e) {
@@ -105,7 +106,7 @@ final class SdpServerSocketImpl extends ForwardingSocketImpl {
             return;
         }
         try {
-            JdkNet.create(r, true);
+            t.create(r);
             options.replay(r, t.name());
             JdkNet.bind(r, local.getAddress(), local.getPort());
             JdkNet.listen(r, backlog);
@@ -132,7 +133,7 @@ final class SdpServerSocketImpl extends ForwardingSocketImpl {
     private void listenThreaded(Transport t, SocketImpl r, SocketImpl tcp, InetSocketAddress local, int backlog)
             throws IOException {
         try {
-            JdkNet.create(r, true);
+            t.create(r);
             options.replay(r, t.name());
             JdkNet.bind(r, local.getAddress(), local.getPort());
             JdkNet.listen(r, backlog);

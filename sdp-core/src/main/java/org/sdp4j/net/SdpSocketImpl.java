@@ -74,7 +74,7 @@ final class SdpSocketImpl extends ForwardingSocketImpl {
             if (closed) {
                 throw new SocketException("Socket closed");
             }
-            JdkNet.create(r, true);
+            t.create(r);
             options.replay(r, t.name());
             if (boundLocal != null) {
                 JdkNet.bind(r, boundLocal.getAddress(), boundLocal.getPort());
@@ -90,6 +90,7 @@ final class SdpSocketImpl extends ForwardingSocketImpl {
                 attempt = null;
             }
             JdkNet.closeQuietly(tcp);
+            t.established(r, remote);
         } catch (IOException | RuntimeException e) {
             attempt = null;
             JdkNet.closeQuietly(r);

@@ -148,6 +148,7 @@ final class SdpSocketChannel extends SocketChannel implements WrappingChannel {
             }
             install(r);
             closeInitial();
+            t.established(r, isa);
             return true;
         } catch (IOException | RuntimeException e) {
             closeQuietly(r, e);

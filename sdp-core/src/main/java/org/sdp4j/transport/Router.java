@@ -141,6 +141,9 @@ public final class Router {
                 decided(Role.CLIENT, remote, m, t.name(), null, null, start);
                 return t;
             }
+            case SMC -> {
+                return connectSmc(remote, timeoutMillis, m, rdma, tcp, start);
+            }
             default -> {
                 // both (rsockets) and ucx: the accelerated transport within a bounded time, else TCP
                 return connectBoth(remote, timeoutMillis, m, rdma, tcp, start);
@@ -188,6 +191,27 @@ public final class Router {
                 CALLER_TIMEOUT.set(outer);
             }
         }
+    }
+
+    /**
+     * {@code smc}: the kernel's SMC socket with the caller's own timeout; the protocol falls back to TCP by itself,
+     * so a failure is the application's exception as a TCP connect's would be. Without SMC in this kernel: TCP.
+     */
+    private Transport connectSmc(InetSocketAddress remote, int timeoutMillis, Match m, RdmaPath rdma, TcpPath tcp,
+                                 long start) throws IOException {
+        Transport t = transports.apply(Family.SMC);
+        if (t == null || !t.isAvailable()) {
+            tcpOrLog(remote, m, tcp, timeoutMillis, unavailable(Family.SMC, t), start);
+            return TcpTransport.INSTANCE;
+        }
+        try {
+            rdma.connect(t, timeoutMillis);
+        } catch (IOException e) {
+            decided(Role.CLIENT, remote, m, t.name(), null, e.toString(), start);
+            throw e;
+        }
+        decided(Role.CLIENT, remote, m, t.name(), null, null, start);
+        return t;
     }
 
     /** Why {@code remote} goes straight to TCP for now (the negative cache), or null. */
@@ -252,7 +276,7 @@ public final class Router {
     public Pending connectNonBlocking(InetSocketAddress remote, RdmaStart rdma, TcpPath tcp) throws IOException {
         long start = System.nanoTime();
         Match m = remote.isUnresolved() ? null : match(Role.CLIENT, remote);
-        if (m == null || m.family() == Family.TCP || m.family() == Family.SDP) {
+        if (m == null || m.family() == Family.TCP || m.family() == Family.SDP || m.family() == Family.SMC) {
             if (m == null) {
                 tcp.connect(0);
             } else {
@@ -336,6 +360,21 @@ public final class Router {
                 decided(Role.SERVER, local, m, t.name(), null, null, start);
                 return t;
             }
+            case SMC -> {
+                if (!rdmaOk) {
+                    paths.tcp();
+                    decided(Role.SERVER, local, m, "tcp", unavailable(f, t), null, start);
+                    return TcpTransport.INSTANCE;
+                }
+                try {
+                    paths.rdma(t); // a listener the kernel's SMC serves: SMC clients and, by the protocol, TCP ones
+                } catch (IOException e) {
+                    decided(Role.SERVER, local, m, t.name(), null, e.toString(), start);
+                    throw e;
+                }
+                decided(Role.SERVER, local, m, t.name(), null, null, start);
+                return t;
+            }
             default -> {
                 if (!rdmaOk) {
                     paths.tcp();
@@ -371,7 +410,7 @@ public final class Router {
     private static String unavailable(Family f, Transport t) {
         if (t == null) {
             return f == Family.UCX ? "no UCX transport is installed (sdp-ucx is not on the class path)"
-                    : "no RDMA transport is installed (sdp-jni is not on the class path)";
+                    : "no " + (f == Family.SMC ? "SMC" : "RDMA") + " transport is installed (sdp-jni is not on the class path)";
         }
         Throwable c = t.unavailabilityCause();
         return t.name() + " is unavailable: " + (c == null ? "unknown reason" : c.getMessage());

@@ -1,6 +1,7 @@
 package org.sdp4j.transport;
 
 import java.io.IOException;
+import java.net.InetSocketAddress;
 import java.net.SocketImpl;
 import java.net.SocketOption;
 import java.nio.channels.ServerSocketChannel;
@@ -36,6 +37,21 @@ public interface Transport {
      * @param server true for a {@code ServerSocket}'s impl
      */
     SocketImpl newSocketImpl(boolean server) throws IOException;
+
+    /**
+     * Creates {@code impl} (from {@link #newSocketImpl}) before its bind, connect or listen. A transport that rides
+     * the kernel's own socket (smc) turns the JDK's socket into its own here.
+     */
+    default void create(SocketImpl impl) throws IOException {
+        org.sdp4j.jdk.JdkNet.create(impl, true);
+    }
+
+    /**
+     * A connection over this transport was established: {@code socket} is the {@link SocketImpl} or the
+     * {@link SocketChannel} that carries it. smc reports here whether the kernel used SMC-R or fell back to TCP.
+     */
+    default void established(Object socket, InetSocketAddress remote) {
+    }
 
     /** A new unconnected NIO socket channel of this transport. */
     SocketChannel openSocketChannel(SelectorProvider provider) throws IOException;

@@ -36,7 +36,7 @@ class ErrorTest {
     void theExampleFromTheBrief() {
         ConfigException e = assertThrows(ConfigException.class, () -> ConfigParser.parse("/etc/libsdp.conf",
                 "\n\n\n\n\n\nuse rdma client * *:*\n"));
-        assertEquals("/etc/libsdp.conf:7: expected sdp, tcp, both or ucx after 'use', found 'rdma'", e.getMessage());
+        assertEquals("/etc/libsdp.conf:7: expected sdp, tcp, both, ucx or smc after 'use', found 'rdma'", e.getMessage());
     }
 
     @ParameterizedTest
@@ -49,8 +49,8 @@ class ErrorTest {
             "usesdp client * *:*                  | found 'usesdp'",
             "except tcp server * 22               | found 'except'",
             // use: family
-            "use                                  | expected sdp, tcp, both or ucx after 'use', found end of line",
-            "use rdma client * *:*                | expected sdp, tcp, both or ucx after 'use', found 'rdma'",
+            "use                                  | expected sdp, tcp, both, ucx or smc after 'use', found end of line",
+            "use rdma client * *:*                | expected sdp, tcp, both, ucx or smc after 'use', found 'rdma'",
             "use SDP client * *:*                 | found 'SDP' (keywords are lower case",
             "use sdpclient * *:*                  | found 'sdpclient'",
             // use: role

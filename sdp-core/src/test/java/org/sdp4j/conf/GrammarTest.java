@@ -53,7 +53,9 @@ class GrammarTest {
             "use both server * *:*,      BOTH, SERVER",
             "use both connect * *:*,     BOTH, CLIENT",
             "use ucx server * *:*,       UCX,  SERVER",
-            "use ucx connect * *:*,      UCX,  CLIENT"})
+            "use ucx connect * *:*,      UCX,  CLIENT",
+            "use smc server * *:*,       SMC,  SERVER",
+            "use smc client * *:*,       SMC,  CLIENT"})
     void familiesAndRolesIncludingSynonyms(String line, Family family, Role role) throws ConfigException {
         Rule r = parse(line).rules().get(0);
         assertEquals(family, r.family());
@@ -196,5 +198,15 @@ class GrammarTest {
         assertEquals("ucx", set.rules().get(1).program());
         assertEquals(Family.SDP, Family.BOTH.transportFamily());
         assertEquals(Family.UCX, Family.UCX.transportFamily());
+    }
+
+    @Test
+    void smcIsAFamilyWordOnlyToo() throws ConfigException {
+        RuleSet set = parse("use sdp server smc *:1527", "use smc client smc *:1527");
+        assertEquals(Family.SDP, set.rules().get(0).family());
+        assertEquals("smc", set.rules().get(0).program());
+        assertEquals(Family.SMC, set.rules().get(1).family());
+        assertEquals("smc", set.rules().get(1).program());
+        assertEquals(Family.SMC, Family.SMC.transportFamily());
     }
 }

@@ -128,7 +128,7 @@ class LocatorTest {
     void existingButBrokenDefaultFileIsAnError() throws Exception {
         Path def = file("libsdp.conf", "use rdma client * *:*\n");
         ConfigException e = assertThrows(ConfigException.class, () -> ConfigLocator.load(null, NONE, NONE, def));
-        assertEquals(def + ":1: expected sdp, tcp, both or ucx after 'use', found 'rdma'", e.getMessage());
+        assertEquals(def + ":1: expected sdp, tcp, both, ucx or smc after 'use', found 'rdma'", e.getMessage());
         Path dangling = dir.resolve("dangling.conf");
         Files.createSymbolicLink(dangling, dir.resolve("nowhere"));
         ConfigException d = assertThrows(ConfigException.class,

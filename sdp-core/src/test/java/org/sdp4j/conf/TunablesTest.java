@@ -82,6 +82,8 @@ class TunablesTest {
                 .startsWith(p + "2: #sdp4j: directive without a use statement after it"));
         assertTrue(err("#sdp4j: sqsize=64", "use tcp client * *:*")
                 .startsWith(p + "1: #sdp4j: line 1 sets rsocket tunables for line 2, a 'use tcp' rule"));
+        assertTrue(err("#sdp4j: sqsize=64", "use smc client * *:*")
+                .startsWith(p + "1: #sdp4j: line 1 sets rsocket tunables for line 2, a 'use smc' rule"));
         // a bad statement after a directive is reported on its own line, as always
         assertTrue(err("#sdp4j: sqsize=64", "use sdp klient * *:*").startsWith(p + "2:"));
     }

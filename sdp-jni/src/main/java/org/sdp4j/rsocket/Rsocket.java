@@ -54,6 +54,18 @@ public final class Rsocket {
         }
     }
 
+    /**
+     * Why libsdp4j.so could not be loaded, or null when it is (librdmacm may still be missing): for the library's
+     * other users (the smc transport), which need no librdmacm.
+     */
+    public static Throwable libraryFailure() {
+        try {
+            return NativeLibrary.loadFailure();
+        } catch (Throwable t) {
+            return t;
+        }
+    }
+
     /** True when libsdp4j.so and librdmacm are loaded (a device may still be missing): argument checks can run. */
     static boolean isLoaded() {
         try {

@@ -127,26 +127,7 @@ final class RsocketHandle {
                 rfd = efd = -1;
             }
         }
-        if (!closeAside(fd, ev)) {
-            Native.closeQuietly(fd, ev);
-        }
-    }
-
-    /**
-     * The rclose of a connection whose peer's disconnect librdmacm left unread ({@link CmStallWatch}) would never
-     * return: rclose shuts a connected rsocket down first, and rshutdown waits for its DISCONNECT message's send,
-     * which a dead peer never acknowledges (rdma_rxe retries for ever; a VM run hung so in the contract's
-     * peerKilledWhileConnected). So that close runs on a daemon thread of its own: the caller's close returns, and at
-     * worst that thread and the descriptor stay with librdmacm. True when it took the close over.
-     */
-    private boolean closeAside(int fd, int ev) {
-        if (fd < 0 || !cmWatch.gone()) {
-            return false;
-        }
-        Thread t = new Thread(() -> Native.closeQuietly(fd, ev), "sdp4j-rsocket-close-" + fd);
-        t.setDaemon(true);
-        t.start();
-        return true;
+        RsocketCloser.closeQuietly(fd, ev, !cmWatch.gone());
     }
 
     boolean isClosing() {
@@ -211,16 +192,8 @@ final class RsocketHandle {
             ev = efd;
             rfd = efd = -1;
         }
-        if (closeAside(fd, ev)) {
-            return true;
-        }
-        try {
-            if (fd >= 0) {
-                Native.close(fd);
-            }
-        } finally {
-            Native.closeEvent(ev);
-        }
+        // a close known to hang (the peer is gone and librdmacm left its disconnect unread) is not waited for
+        RsocketCloser.close(fd, ev, !cmWatch.gone());
         return true;
     }
 

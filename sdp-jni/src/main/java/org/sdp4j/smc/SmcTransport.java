@@ -1,0 +1,111 @@
+package org.sdp4j.smc;
+
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.net.SocketImpl;
+import java.nio.channels.NetworkChannel;
+import java.nio.channels.SelectableChannel;
+import java.nio.channels.ServerSocketChannel;
+import java.nio.channels.SocketChannel;
+import java.nio.channels.spi.SelectorProvider;
+
+import org.sdp4j.conf.Family;
+import org.sdp4j.jdk.JdkNet;
+import org.sdp4j.jdk.JdkNio;
+import org.sdp4j.log.SdpLog;
+import org.sdp4j.transport.Router;
+import org.sdp4j.transport.Transport;
+
+/**
+ * The smc transport (rule family {@code smc}): the JDK's own sockets and channels whose descriptor became an SMC
+ * socket before bind or connect ({@link Smc#convert}). Nothing of sdp4j's is on their data path: reads, writes,
+ * timeouts, selectors and virtual-thread parking are the JDK's, and the kernel chooses SMC-R or TCP per connection.
+ */
+public final class SmcTransport implements Transport {
+
+    public SmcTransport() {
+        // cheap: ServiceLoader instantiates every transport, used or not
+    }
+
+    @Override
+    public String name() {
+        return "smc";
+    }
+
+    @Override
+    public Family family() {
+        return Family.SMC;
+    }
+
+    @Override
+    public boolean isAvailable() {
+        return Smc.isAvailable();
+    }
+
+    @Override
+    public Throwable unavailabilityCause() {
+        return Smc.unavailabilityCause();
+    }
+
+    /** The JDK's own implementation; {@link #create} makes its socket an SMC socket. */
+    @Override
+    public SocketImpl newSocketImpl(boolean server) throws IOException {
+        return JdkNet.newPlatformImpl(server);
+    }
+
+    @Override
+    public void create(SocketImpl impl) throws IOException {
+        JdkNet.create(impl, true);
+        Smc.convert(JdkNio.fdVal(JdkNet.fileDescriptor(impl)));
+    }
+
+    @Override
+    public SocketChannel openSocketChannel(SelectorProvider provider) throws IOException {
+        return converted(JdkNio.defaultProvider().openSocketChannel());
+    }
+
+    @Override
+    public ServerSocketChannel openServerSocketChannel(SelectorProvider provider) throws IOException {
+        return converted(JdkNio.defaultProvider().openServerSocketChannel());
+    }
+
+    private static <C extends SelectableChannel> C converted(C ch) throws IOException {
+        try {
+            Smc.convert(JdkNio.channelFd(ch));
+            return ch;
+        } catch (IOException | RuntimeException e) {
+            try {
+                ch.close();
+            } catch (IOException suppressed) {
+                e.addSuppressed(suppressed);
+            }
+            throw e;
+        }
+    }
+
+    /** One log line per connection: SMC-R, or TCP with the kernel's reason for falling back. */
+    @Override
+    public void established(Object socket, InetSocketAddress remote) {
+        String where = remote == null ? "" : " to " + Router.hostPort(remote);
+        try {
+            int fd = socket instanceof SocketImpl impl ? JdkNio.fdVal(JdkNet.fileDescriptor(impl))
+                    : JdkNio.channelFd((SelectableChannel) socket);
+            SmcOutcome o = SmcOutcome.of(fd);
+            SdpLog.log(SdpLog.DECISION, "smc: connection" + where + " on "
+                    + (o == null ? "an unknown path (smc_diag does not list it)" : o.toString()));
+        } catch (IOException | RuntimeException e) {
+            SdpLog.log(SdpLog.DECISION, "smc: connection" + where + ": path unknown (" + e.getMessage() + ")");
+        }
+    }
+
+    /** How the connection of {@code socket} (an accepted or connected JDK socket or channel) rides, or null. */
+    public static SmcOutcome outcome(NetworkChannel ch) throws IOException {
+        return SmcOutcome.of(JdkNio.channelFd((SelectableChannel) ch));
+    }
+
+    @Override
+    public String toString() {
+        return "smc transport (" + (isAvailable() ? "available, " + Smc.method()
+                : "unavailable: " + unavailabilityCause().getMessage()) + ")";
+    }
+}
