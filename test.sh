@@ -53,3 +53,13 @@ if [ "${SDP4J_SKIP_VM:-0}" != 1 ] && [ "${SDP4J_SKIP_TWO_HOSTS:-0}" != 1 ] && [ 
   # The steps: guest.sh's default list (STEPS there), one list for both entry points; SDP4J_2H_STEPS overrides it.
   native/vm/two-hosts.sh -t 1500
 fi
+
+# The same two guests booted with Debian's 6.12 kernel (bookworm-backports, installed by smc-kernel.sh): `use smc`,
+# the kernel's SMC-R under the JDK's sockets (6.1's SMC-R hangs over rxe; docs/smc.md). java.net and NIO echo, the
+# Db2 driver to Derby, PostgreSQL made SMC by sdp4j's preload for pgjdbc, and the protocol's own fallback.
+if [ "${SDP4J_SKIP_VM:-0}" != 1 ] && [ "${SDP4J_SKIP_TWO_HOSTS:-0}" != 1 ] && [ "${SDP4J_SKIP_SMC:-0}" != 1 ]; then
+  echo "== Two hosts on Linux 6.12: use smc (SMC-R)"
+  kver=$(native/vm/smc-kernel.sh)
+  SDP4J_VM_KERNEL=$kver SDP4J_2H_STEPS="${SDP4J_2H_SMC_STEPS:-wire smc-echo smc-echo-nio smc-jcc smc-native smc-fallback}" \
+    SDP4J_2H_FALLBACK_ROWS=${SDP4J_2H_FALLBACK_ROWS:-1000} native/vm/two-hosts.sh -t 900
+fi

@@ -31,6 +31,7 @@
 #                   JDK's sockets made SMC, SMC-R over rxe0 with a UEID both guests share; TCP only the CLC handshake
 #   smc-echo-nio    the same with NIO channels
 #   smc-jcc         IBM JCC on a -> Derby on b, both 'use smc': FALLBACK_ROWS INSERTs, every row checked, SMC-R
+#   smc-native      PostgreSQL on b under sdp4j's SMC preload (socket() -> IPPROTO_SMC), pgjdbc on a on 'use smc'
 #   smc-fallback    b without a UEID: the protocol falls back to TCP on the same connection, logged with its reason
 #   jcc-both-norxe  b's rxe0 removed (rdma link delete): JCC on 'use both' makes a bounded RDMA attempt, falls back,
 #                   the second connection goes straight to TCP (negative cache), every row checked
@@ -581,6 +582,42 @@ check_smc_jcc() {
   grep -q "server $B:50126 .*family=smc transport=smc" "$out/$step-server.log" ||
     { echo "the server's decision log does not show transport=smc"; return 3; }
 }
+# smc-native: PostgreSQL on b with every TCP socket made SMC by sdp4j's preload (native/vm-tests/smc_preload.c:
+# socket() -> IPPROTO_SMC; kernel sockets survive PostgreSQL's fork per connection, which stopped it under
+# librspreload), pgjdbc on a on 'use smc'
+expect_smc_native="--smc 5433"
+serve_smc_native() {
+  smc_setup || return 1
+  mkdir -p $pgdir && chown postgres:postgres $pgdir
+  runuser -u postgres -- "$pgbin/initdb" -D $pgdir/data -A trust -U postgres -E UTF8 --no-sync --no-instructions \
+    > "$out/pg-initdb.log" 2>&1 || { tail -20 "$out/pg-initdb.log"; return 1; }
+  echo "host all all $A/32 trust" >> $pgdir/data/pg_hba.conf # the client guest (a test server, no password)
+  runuser -u postgres -- env LD_PRELOAD="$repo/native/build/vm-tests/libsdp4j-smcpreload.so" timeout 900 \
+    "$pgbin/postgres" -D $pgdir/data -p 5433 -k $pgdir -c listen_addresses=$B -c fsync=off -c synchronous_commit=off \
+    -c full_page_writes=off -c max_connections=10 -c shared_buffers=16MB -c log_connections=on \
+    > "$out/$step-server.log" 2>&1 &
+  srv=$!
+  local i
+  for ((i = 0; i < ${SDP4J_2H_PG_WAIT:-60}; i++)); do "$pgbin/pg_isready" -q -h $pgdir -p 5433 && break; sleep 1; done
+  "$pgbin/createdb" -h $pgdir -p 5433 -U postgres sdp4j || { tail -n 15 "$out/$step-server.log"; return 1; }
+  echo listening
+}
+client_smc_native() {
+  smc_setup || return 1
+  conf $work/smc-native-client.conf "use smc client * $B:5433" 'use tcp client * *:*'
+  timeout 900 "$java" "${jvm[@]}" -javaagent:"$agent"=conf=$work/smc-native-client.conf -cp "$jdbc_cp" \
+    org.sdp4j.rsocket.TwoHostJdbc client "jdbc:postgresql://$B:5433/sdp4j" "$fallback_rows" 2 user=postgres \
+    connectTimeout=60 socketTimeout=300 > "$out/$step-client.log" 2>&1
+  local rc=$?
+  cat "$out/$step-client.log"
+  [ $rc = 0 ] && grep -q 'every row checked' "$out/$step-client.log" || return 1
+  grep -q "client $B:5433 .*family=smc transport=smc" "$out/$step-client.log" ||
+    { echo "the client's decision log does not show transport=smc"; return 3; }
+  smc_outcome 5433 "on SMC-R" 2
+}
+check_smc_native() { grep -c 'connection authorized' "$out/$step-server.log" | grep -qv '^0$' ||
+  { echo "the server log shows no authorized connection"; return 3; }; }
+stop_smc_native() { stop_pg; }
 # smc-fallback: b has no UEID; SMC-Rv2 cannot agree, so the protocol falls back to TCP on the same connection
 expect_smc_fallback="--tcp 7482"
 serve_smc_fallback() { smc_setup noueid && echo_server net 7482 smc; }
