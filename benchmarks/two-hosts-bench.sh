@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Benchmarks across the two-host wire (native/vm/two-hosts.sh: two soft-RoCE guests, a = 10.9.9.1, b = 10.9.9.2):
-#   benchmarks/two-hosts-bench.sh [--jcc | --rstream]      (default: both, in one boot)
+#   benchmarks/two-hosts-bench.sh [--jcc | --rstream | --smc]      (default: --jcc and --rstream, in one boot)
 # --jcc:     the step "bench" (native/vm-tests/two-hosts/bench.sh): JMH's JccWorkload (single INSERT with autocommit,
 #            point SELECT, SELECT of 4000 rows) on guest a under the agent, alternately on 'use sdp' and 'use tcp',
 #            against one Derby 10.8.3.0 on guest b listening on 'use both'. Ratio sdp / tcp of JMH's time per operation.
@@ -8,6 +8,10 @@
 #            java.net.Socket under the agent on a, RstreamPeer under the agent on b) against rdma-core's rstream
 #            (client on a, server on b; default busy-poll mode, -T b, -T a -T b), 64 B round trip and 32 x 64 KiB each way,
 #            interleaved round by round. Ratio sdp4j / rstream of the time per exchange (> 1: sdp4j slower).
+# --smc:     the step "bench-smc" (native/vm-tests/two-hosts/bench-smc.sh) on the guests booted with Linux 6.12
+#            (native/vm/smc-kernel.sh): RdmaVsRstream's 64 B round trip and 32 x 64 KiB each way over java.net.Socket
+#            under the agent on a, on 'use smc', 'use sdp' and 'use tcp' in turn, each against its own RstreamPeer on b.
+#            Ratios smc / tcp and smc / sdp of the time per exchange (< 1: smc faster).
 # Per benchmark it prints the ratio per round, the median and [min, max] over rounds (OUT/bench-summary.md). Absolute
 # times under TCG emulation mean nothing; only these ratios, measured side by side in one run, do.
 # SDP4J_2H_BENCH_ROUNDS (3), SDP4J_2H_BENCH_JMH, SDP4J_2H_RS_ROUNDS (6), SDP4J_2H_RS_* reach the guests.
@@ -17,8 +21,9 @@ cd "$root"
 case "${1:-}" in
   --jcc) steps="wire bench" ;;
   --rstream) steps="wire bench-rstream" ;;
+  --smc) steps="wire bench-smc"; SDP4J_VM_KERNEL=$(native/vm/smc-kernel.sh); export SDP4J_VM_KERNEL ;;
   "") steps="wire bench bench-rstream" ;;
-  *) echo "usage: $0 [--jcc | --rstream]" >&2; exit 2 ;;
+  *) echo "usage: $0 [--jcc | --rstream | --smc]" >&2; exit 2 ;;
 esac
 [ -f benchmarks/target/benchmarks.jar ] || mvn -B -ntp -q -pl benchmarks -am package -DskipTests
 set +e
@@ -90,6 +95,33 @@ if os.path.exists(raw):
                       f"| **{spread(ratios)}** |")
     print(f"\n{len(v.get('lat', {}))} measured rounds (round 0, the warm-up, dropped); time per exchange, median over "
           "rounds; ratio > 1: sdp4j slower. Absolute times under TCG mean nothing.")
+# smc: smc / tcp and smc / sdp of the time per exchange, per round; round 0 is the warm-up
+raw = os.path.join(d, "bench-smc", "raw.tsv")
+if os.path.exists(raw):
+    v = {}
+    for line in open(raw):
+        w = line.rstrip("\n").split("\t")
+        if len(w) == 4 and w[0].isdigit() and int(w[0]) > 0:
+            v.setdefault(w[1], {}).setdefault(int(w[0]), {})[w[2]] = float(w[3])
+    names = {"lat": "64 B round trip", "bw": "32 x 64 KiB each way"}
+    print("| across the wire, a -> b | smc | sdp (rsockets) | tcp | smc / tcp per round | median [min, max] "
+          "| smc / sdp per round | median [min, max] |")
+    print("|---|---:|---:|---:|---|---:|---|---:|")
+    for t in ("lat", "bw"):
+        rounds = v.get(t, {})
+        if not rounds:
+            continue
+
+        def med(impl):
+            xs = [r[impl] for r in rounds.values() if impl in r]
+            return f"{statistics.median(xs):.0f} µs" if xs else "-"
+        cells = []
+        for ref in ("tcp", "sdp"):
+            ratios = [r["smc"] / r[ref] for _, r in sorted(rounds.items()) if "smc" in r and ref in r]
+            cells += [", ".join(f"{x:.2f}" for x in ratios), f"**{spread(ratios)}**" if ratios else "-"]
+        print(f"| {names[t]} | {med('smc')} | {med('sdp')} | {med('tcp')} | " + " | ".join(cells) + " |")
+    print(f"\n{len(v.get('lat', {}))} measured rounds (round 0 dropped); JMH's time per exchange, median over rounds; "
+          "ratio < 1: smc faster. Absolute times under TCG mean nothing.")
 prof = os.path.join(d, "bench-rstream", "profile.tsv")
 if os.path.exists(prof):
     rows = [line.rstrip("\n").split("\t") for line in open(prof)][1:]

@@ -13,6 +13,7 @@
 #include <sys/stat.h>
 #include <sys/time.h>
 #include <unistd.h>
+#include <linux/genetlink.h>
 #include <linux/netlink.h>
 #include <linux/rtnetlink.h>
 #include <linux/sock_diag.h>
@@ -271,4 +272,146 @@ JNIEXPORT jintArray JFN(diag)(JNIEnv *env, jclass cls, jint fd)
 	if (a)
 		(*env)->SetIntArrayRegion(env, a, 0, 3, v);
 	return a;
+}
+
+/* One generic-netlink request on s (bounded receives); calls each(attrs, len, arg) for every reply message's
+ * attributes. 0, or -1 with errno (the kernel's error included). */
+static int genl_call(int s, int family, int cmd, int flags, const void *attr, int alen,
+		     void (*each)(struct nlattr *, int, void *), void *arg)
+{
+	struct {
+		struct nlmsghdr nlh;
+		struct genlmsghdr g;
+		char attrs[64];
+	} req;
+	char buf[8192] __attribute__((aligned(NLMSG_ALIGNTO)));
+	struct sockaddr_nl nl = { .nl_family = AF_NETLINK };
+
+	if (alen < 0 || alen > (int)sizeof req.attrs) {
+		errno = EINVAL;
+		return -1;
+	}
+	memset(&req, 0, sizeof req);
+	req.nlh.nlmsg_len = NLMSG_LENGTH(GENL_HDRLEN + alen);
+	req.nlh.nlmsg_type = (unsigned short)family;
+	req.nlh.nlmsg_flags = (unsigned short)(NLM_F_REQUEST | flags);
+	req.nlh.nlmsg_seq = 1;
+	req.g.cmd = (unsigned char)cmd;
+	req.g.version = 1;
+	if (alen)
+		memcpy(req.attrs, attr, (size_t)alen);
+	if (sendto(s, &req, req.nlh.nlmsg_len, 0, (struct sockaddr *)&nl, sizeof nl) < 0)
+		return -1;
+	for (;;) {
+		ssize_t n = recv(s, buf, sizeof buf, 0);
+		struct nlmsghdr *h;
+
+		if (n < 0)
+			return -1;
+		for (h = (struct nlmsghdr *)buf; NLMSG_OK(h, (size_t)n); h = NLMSG_NEXT(h, n)) {
+			if (h->nlmsg_type == NLMSG_DONE)
+				return 0;
+			if (h->nlmsg_type == NLMSG_ERROR) {
+				struct nlmsgerr *e = NLMSG_DATA(h);
+
+				if (h->nlmsg_len < NLMSG_LENGTH(sizeof *e)) {
+					errno = EPROTO;
+					return -1;
+				}
+				if (e->error) {
+					errno = -e->error;
+					return -1;
+				}
+				return 0; /* the ack */
+			}
+			if (h->nlmsg_len >= NLMSG_LENGTH(GENL_HDRLEN))
+				each((struct nlattr *)((char *)NLMSG_DATA(h) + GENL_HDRLEN),
+				     (int)(h->nlmsg_len - NLMSG_LENGTH(GENL_HDRLEN)), arg);
+		}
+		if (!(flags & NLM_F_DUMP) && !(flags & NLM_F_ACK))
+			return 0;
+	}
+}
+
+#define NLA_FOR_EACH(a, attrs, len) \
+	for ((a) = (attrs); (len) >= (int)sizeof(struct nlattr) && (a)->nla_len >= sizeof(struct nlattr) && \
+	     (a)->nla_len <= (len); (len) -= NLA_ALIGN((a)->nla_len), \
+	     (a) = (struct nlattr *)((char *)(a) + NLA_ALIGN((a)->nla_len)))
+
+static void family_id(struct nlattr *attrs, int len, void *arg)
+{
+	struct nlattr *a;
+
+	NLA_FOR_EACH(a, attrs, len)
+		if ((a->nla_type & NLA_TYPE_MASK) == CTRL_ATTR_FAMILY_ID && a->nla_len >= NLA_HDRLEN + 2)
+			memcpy(arg, (char *)a + NLA_HDRLEN, 2);
+}
+
+struct eids {
+	char text[4 * (SMC_MAX_EID_LEN + 2) + 1];
+	int n;
+};
+
+static void ueid(struct nlattr *attrs, int len, void *arg)
+{
+	struct eids *e = arg;
+	struct nlattr *a;
+
+	NLA_FOR_EACH(a, attrs, len) {
+		int l = a->nla_len - NLA_HDRLEN, i;
+		const char *v = (const char *)a + NLA_HDRLEN;
+		size_t at = strlen(e->text);
+
+		if ((a->nla_type & NLA_TYPE_MASK) != SMC_NLA_EID_TABLE_ENTRY || e->n >= 4)
+			continue;
+		while (l > 0 && (v[l - 1] == '\0' || v[l - 1] == ' '))
+			l--;
+		if (l > SMC_MAX_EID_LEN)
+			l = SMC_MAX_EID_LEN;
+		if (e->n++)
+			e->text[at++] = ' ';
+		for (i = 0; i < l; i++) /* printable ASCII only: the kernel's table, still shown as text */
+			e->text[at++] = v[i] > ' ' && v[i] < 127 ? v[i] : '?';
+		e->text[at] = '\0';
+	}
+}
+
+/* SmcNative.ueids: the kernel's SMC User EIDs, blank-separated ("" when none); throws naming the error when the
+ * table cannot be read (no smc module: no SMC_GEN_NETLINK family). */
+JNIEXPORT jstring JFN(ueids)(JNIEnv *env, jclass cls)
+{
+	static const char name[] = SMC_GENL_FAMILY_NAME;
+	char attr[NLA_HDRLEN + NLA_ALIGN(sizeof name)];
+	struct nlattr *a = (struct nlattr *)attr;
+	struct timeval tv = { 1, 0 };
+	struct eids e = { "", 0 };
+	unsigned short fam = 0;
+	int s, r, err;
+
+	(void)cls;
+	memset(attr, 0, sizeof attr);
+	a->nla_len = (unsigned short)(NLA_HDRLEN + sizeof name);
+	a->nla_type = CTRL_ATTR_FAMILY_NAME;
+	memcpy(attr + NLA_HDRLEN, name, sizeof name);
+	s = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_GENERIC);
+	if (s < 0) {
+		sdp4j_throw_errno(env, errno, "socket(NETLINK_GENERIC)", NULL, -1);
+		return NULL;
+	}
+	setsockopt(s, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
+	r = genl_call(s, GENL_ID_CTRL, CTRL_CMD_GETFAMILY, NLM_F_ACK, attr, (int)sizeof attr, family_id, &fam);
+	if (!r && !fam) {
+		errno = ENOENT;
+		r = -1;
+	}
+	if (!r)
+		r = genl_call(s, fam, SMC_NETLINK_DUMP_UEID, NLM_F_DUMP, NULL, 0, ueid, &e);
+	err = errno;
+	close(s);
+	if (r) {
+		sdp4j_throw(env, SDP4J_SOCKX, "reading the SMC User EIDs (SMC_GEN_NETLINK): %s%s", strerror(err),
+			    err == ENOENT ? " (no such family: the smc module is not loaded)" : "");
+		return NULL;
+	}
+	return (*env)->NewStringUTF(env, e.text);
 }

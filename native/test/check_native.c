@@ -500,6 +500,10 @@ static void check_smc(void)
 	CHECK(!Java_org_sdp4j_smc_SmcNative_isSmc(env, C, b), "a TCP socket is not SMC");
 	close(b);
 	fj_clear();
+	(void)Java_org_sdp4j_smc_SmcNative_ueids(env, C); /* a string, or an exception naming why */
+	CHECK(!fj_pending || (!strcmp(fj_exc_class, SOCKX) && strstr(fj_exc_msg, "SMC_GEN_NETLINK")),
+	      "ueids: %s %s", fj_exc_class, fj_exc_msg);
+	fj_clear();
 	how = Java_org_sdp4j_smc_SmcNative_probe(env, C);
 	if (fj_pending) {
 		CHECK(!strcmp(fj_exc_class, SOCKX) && strstr(fj_exc_msg, "the kernel has no SMC: socket(AF_INET"),

@@ -24,6 +24,12 @@ wait_for_line() { local i; for ((i = 0; i < $3 * 10; i++)); do grep -q "$2" "$1"
 
 modprobe smc 2>&1; modprobe smc_diag 2>&1
 grep -E '^(SMC|SMC6) ' /proc/net/protocols || { bad "no SMC in /proc/net/protocols after modprobe smc"; echo "$passed passed, $failed failed"; exit 1; }
+st=$("$java" -jar "$agent" selftest 2>&1 | grep '^transport smc')
+echo "$st"
+case "$st" in
+  *"available: "*"_SMC; RDMA devices: rxe0; User EIDs: none (SMC-Rv2 needs one"*) ok "selftest: $st" ;;
+  *) bad "selftest does not show SMC available with rxe0 and no UEID: '$st'" ;;
+esac
 conf=$out/libsdp-o.conf
 printf '%s\n' 'log min-level 7 destination stderr' "use smc server * $addr:*" "use smc client * $addr:*" > "$conf"
 jvm=(-XX:+UseSerialGC -XX:TieredStopAtLevel=1 -Djava.net.preferIPv4Stack=true -javaagent:"$agent"=conf="$conf")

@@ -139,6 +139,8 @@ def main():
     bad = []
     if o.upgrade or o.smc:
         for (ap, bp), n in sorted(conns.items()):
+            if bp in o.tcp:
+                continue  # a TCP port of the same step (a benchmark's tcp peer)
             if bp not in o.upgrade + o.smc:
                 bad.append(f"TCP payload on port {bp} ({ap}->{bp}: {n[0]}/{n[1]} B), not an upgrade or SMC port")
             elif bp in o.upgrade and (n[0] > UPGRADE_MAX or n[1] > UPGRADE_MAX):

@@ -533,6 +533,8 @@ stop_mariadb() {
 . "$(dirname "$0")/bench.sh"
 # the 'bench-rstream' step (sdp4j vs rstream across the wire; not in the default list): benchmarks/two-hosts-bench.sh
 . "$(dirname "$0")/bench-rstream.sh"
+# the 'bench-smc' step (smc, sdp and tcp across the wire on the 6.12 kernel): benchmarks/two-hosts-bench.sh --smc
+. "$(dirname "$0")/bench-smc.sh"
 
 fn() { echo "$1_${2//-/_}"; }
 why() { # LOG: the first line that says what went wrong, for a failed step's verdict (CI shows little of the logs)
@@ -563,7 +565,15 @@ smc_outcome() { # PORT WANT COUNT: the client's log names WANT ("on SMC-R", "on 
 }
 expect_smc_echo="--smc 7480"
 serve_smc_echo() { smc_setup && echo_server net 7480 smc; }
-client_smc_echo() { smc_setup && echo_client net 7480 smc smc && smc_outcome 7480 "on SMC-R" 2; }
+client_smc_echo() {
+  smc_setup || return 1
+  local st
+  st=$("$java" -jar "$agent" selftest 2>&1 | grep '^transport smc')
+  echo "$st"
+  [[ "$st" == *"available: IPPROTO_SMC; RDMA devices: rxe0; User EIDs: $smc_ueid" ]] ||
+    { echo "selftest does not show SMC with rxe0 and the UEID"; return 3; }
+  echo_client net 7480 smc smc && smc_outcome 7480 "on SMC-R" 2
+}
 check_smc_echo() { echo_server_check 7480 smc smc; }
 expect_smc_echo_nio="--smc 7481"
 serve_smc_echo_nio() { smc_setup && echo_server nio 7481 smc; }

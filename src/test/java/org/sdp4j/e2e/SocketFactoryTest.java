@@ -118,6 +118,21 @@ class SocketFactoryTest {
                 "socketTimeout=60", "socketFactory=org.sdp4j.jdbc.SdpSocketFactory", "socketFactoryArg=" + rules);
     }
 
+    /** {@code use smc} needs the JDK internals the agent opens: through the factory alone it is TCP, saying so. */
+    @Test
+    void pgjdbcUseSmcIsTcpThroughTheFactoryAndSaysWhy() {
+        JvmResult r = pgjdbc("factory-pg-smc", rules("log min-level 7 destination stderr",
+                "use smc client * 127.0.0.1:" + pg.port())).run();
+        assertAllRows(r, "PostgreSQL");
+        List<DecisionLog.Decision> ds = r.decisions().clientsTo(pg.port());
+        assertFalse(ds.isEmpty(), r.describe());
+        for (DecisionLog.Decision d : ds) {
+            assertEquals("smc", d.family(), d.raw());
+            assertEquals("tcp", d.transport(), d.raw());
+            assertTrue(d.fallback().contains("the socket factory opens none"), d.raw());
+        }
+    }
+
     @Test
     void pgjdbcUseTcp() {
         JvmResult r = pgjdbc("factory-pg-tcp", rules("log min-level 7 destination stderr",

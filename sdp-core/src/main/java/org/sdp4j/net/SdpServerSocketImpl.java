@@ -196,6 +196,9 @@ final class SdpServerSocketImpl extends ForwardingSocketImpl {
             JdkNet.closeQuietly(into);
             throw e;
         }
+        if (t != TcpTransport.INSTANCE) {
+            t.established(into, new InetSocketAddress(JdkNet.inetAddress(into), JdkNet.port(into)), true);
+        }
         adopt(client, into, t);
     }
 

@@ -90,7 +90,7 @@ final class SdpSocketImpl extends ForwardingSocketImpl {
                 attempt = null;
             }
             JdkNet.closeQuietly(tcp);
-            t.established(r, remote);
+            t.established(r, remote, false);
         } catch (IOException | RuntimeException e) {
             attempt = null;
             JdkNet.closeQuietly(r);

@@ -22,6 +22,7 @@ import org.sdp4j.jdk.JdkNio;
 import org.sdp4j.log.SdpLog;
 import org.sdp4j.transport.Poller;
 import org.sdp4j.transport.Router;
+import org.sdp4j.transport.TcpTransport;
 import org.sdp4j.transport.Transport;
 import org.sdp4j.transport.TransportChannel;
 
@@ -36,6 +37,8 @@ import org.sdp4j.transport.TransportChannel;
 final class SdpServerSocketChannel extends ServerSocketChannel implements WrappingChannel {
     private final ServerSocketChannel initial;
     private volatile ServerSocketChannel delegate;
+    /** The transport the listener accepts on (told of each accepted connection), once bound. */
+    private volatile Transport listening;
     /** {@code both}: the transport's listener next to {@link #initial}; null otherwise. */
     private volatile ServerSocketChannel dual;
     private volatile Poller dualPoller;
@@ -90,7 +93,7 @@ final class SdpServerSocketChannel extends ServerSocketChannel implements Wrappi
         initial.bind(local, backlog);
         InetSocketAddress bound = (InetSocketAddress) initial.getLocalAddress();
         try {
-            Sdp4j.router().listen(bound, new Router.ListenPaths() {
+            listening = Sdp4j.router().listen(bound, new Router.ListenPaths() {
                 @Override
                 public void tcp() {
                     // the JDK channel listens from its bind on
@@ -199,6 +202,10 @@ final class SdpServerSocketChannel extends ServerSocketChannel implements Wrappi
                 close();
             }
             throw e;
+        }
+        Transport l = listening;
+        if (c != null && l != null && l != TcpTransport.INSTANCE) { // the TCP path stays as the JDK's
+            l.established(c, (java.net.InetSocketAddress) c.getRemoteAddress(), true);
         }
         return c == null ? null : wrapAccepted(c);
     }

@@ -52,6 +52,8 @@ final class SdpSocketChannel extends SocketChannel implements WrappingChannel {
     private volatile SocketChannel connecting;
     /** A pending non-blocking {@code both}/{@code ucx} attempt that may still fall back (the Router's); null when none. */
     private volatile Router.Pending attempt;
+    /** A non-blocking connect decided for a transport and still under way (told once it completes). */
+    private volatile Transport establishing;
     /** Where the pending attempt connects to (for the fallback's TCP connect). */
     private volatile InetSocketAddress attemptRemote;
 
@@ -148,7 +150,7 @@ final class SdpSocketChannel extends SocketChannel implements WrappingChannel {
             }
             install(r);
             closeInitial();
-            t.established(r, isa);
+            t.established(r, isa, false);
             return true;
         } catch (IOException | RuntimeException e) {
             closeQuietly(r, e);
@@ -167,6 +169,12 @@ final class SdpSocketChannel extends SocketChannel implements WrappingChannel {
             r.configureBlocking(false);
             boolean done = r.connect(isa);
             install(r);
+            if (done) {
+                t.established(r, isa, false);
+            } else {
+                attemptRemote = isa;
+                establishing = t;
+            }
             return done;
         } catch (IOException | RuntimeException e) {
             closeQuietly(r, e);
@@ -241,7 +249,13 @@ final class SdpSocketChannel extends SocketChannel implements WrappingChannel {
     public boolean finishConnect() throws IOException {
         Router.Pending a = attempt;
         if (a == null) {
-            return afterClose(() -> delegate.finishConnect());
+            boolean done = afterClose(() -> delegate.finishConnect());
+            Transport t = establishing;
+            if (done && t != null) {
+                establishing = null;
+                t.established(delegate, attemptRemote, false);
+            }
+            return done;
         }
         SocketChannel r = delegate;
         IOException failure;

@@ -47,10 +47,16 @@ public interface Transport {
     }
 
     /**
-     * A connection over this transport was established: {@code socket} is the {@link SocketImpl} or the
-     * {@link SocketChannel} that carries it. smc reports here whether the kernel used SMC-R or fell back to TCP.
+     * A connection over this transport was established (connected, or {@code accepted} by a listener of this
+     * transport): {@code socket} is the {@link SocketImpl} or the {@link SocketChannel} that carries it. smc reports
+     * here whether the kernel used SMC-R or fell back to TCP.
      */
-    default void established(Object socket, InetSocketAddress remote) {
+    default void established(Object socket, InetSocketAddress remote, boolean accepted) {
+    }
+
+    /** What {@code selftest} adds after "available" (smc: its RDMA devices and User EIDs), or null. */
+    default String describe() {
+        return null;
     }
 
     /** A new unconnected NIO socket channel of this transport. */

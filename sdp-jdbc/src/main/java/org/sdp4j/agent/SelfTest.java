@@ -38,7 +38,8 @@ final class SelfTest {
             problems++;
         }
         for (Transport t : Transports.all()) {
-            out.printf("transport %-8s %s%n", t.name(), t.isAvailable() ? "available"
+            String d = t.isAvailable() ? t.describe() : null;
+            out.printf("transport %-8s %s%n", t.name(), t.isAvailable() ? "available" + (d == null ? "" : ": " + d)
                     : "unavailable: " + causeChain(t.unavailabilityCause()));
         }
         out.println(problems == 0 ? "selftest: ok" : "selftest: " + problems + " problem(s)");

@@ -107,11 +107,14 @@ final class FactoryRouters {
      */
     static Function<Family, Transport> transports() {
         String denied = nativeAccessDenied();
-        if (denied == null) {
-            return Transports::forFamily;
-        }
-        return f -> new NoNativeAccess(f, denied);
+        boolean jdkOpen = org.sdp4j.jdk.JdkNet.isAccessible();
+        return f -> f == Family.SMC && !jdkOpen ? new NoNativeAccess(f, SMC_NEEDS_AGENT)
+                : denied == null ? Transports.forFamily(f) : new NoNativeAccess(f, denied);
     }
+
+    /** Why the factory cannot make an SMC socket (docs/smc.md, limitations). */
+    static final String SMC_NEEDS_AGENT = "use smc turns the JDK's own socket into an SMC socket, which needs the JDK"
+            + " internals the agent opens; the socket factory opens none (use the agent for smc)";
 
     /** Why native code may not be loaded from here, or null when it may. */
     static String nativeAccessDenied() {
@@ -136,7 +139,7 @@ final class FactoryRouters {
     private record NoNativeAccess(Family family, String why) implements Transport {
         @Override
         public String name() {
-            return family == Family.UCX ? "ucx" : "rsocket";
+            return family == Family.UCX ? "ucx" : family == Family.SMC ? "smc" : "rsocket";
         }
 
         @Override

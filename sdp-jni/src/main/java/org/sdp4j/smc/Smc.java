@@ -51,6 +51,32 @@ public final class Smc {
         return isAvailable() ? (Holder.HOW == SmcNative.IPPROTO ? "IPPROTO_SMC" : "AF_SMC") : "none";
     }
 
+    /**
+     * What SMC-R needs beyond the kernel's SMC, as found here: the RDMA devices and the User EIDs, and what their
+     * absence means (every connection falls back to TCP by the protocol).
+     */
+    static String describe() {
+        StringBuilder b = new StringBuilder(method());
+        java.nio.file.Path ib = java.nio.file.Path.of("/sys/class/infiniband");
+        java.util.List<String> devs = new java.util.ArrayList<>();
+        try (var s = java.nio.file.Files.list(ib)) {
+            s.forEach(p -> devs.add(p.getFileName().toString()));
+        } catch (java.io.IOException | RuntimeException e) {
+            // none
+        }
+        java.util.Collections.sort(devs);
+        b.append("; RDMA devices: ").append(devs.isEmpty() ? "none (SMC-R needs a RoCE device: connections fall back"
+                + " to TCP by the protocol)" : String.join(" ", devs));
+        try {
+            String u = SmcNative.ueids();
+            b.append("; User EIDs: ").append(u.isEmpty() ? "none (SMC-Rv2 needs one both hosts share, smc-tools'"
+                    + " 'smcr ueid add NAME'; without it, or a pnet table, connections fall back to TCP)" : u);
+        } catch (java.io.IOException | RuntimeException e) {
+            b.append("; User EIDs: unknown (").append(e.getMessage()).append(')');
+        }
+        return b.toString();
+    }
+
     /** Makes the JDK's just-created TCP socket {@code fd} an SMC socket. */
     static void convert(int fd) throws java.io.IOException {
         Throwable c = unavailabilityCause();

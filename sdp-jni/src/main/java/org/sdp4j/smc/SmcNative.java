@@ -18,4 +18,7 @@ final class SmcNative {
 
     /** smc_diag of SMC socket fd: [mode, fallback reason, peer diagnosis], or null when it is not listed. */
     static native int[] diag(int fd) throws java.io.IOException;
+
+    /** The kernel's SMC User EIDs, blank-separated ("" when none); throws when they cannot be read. */
+    static native String ueids() throws java.net.SocketException;
 }

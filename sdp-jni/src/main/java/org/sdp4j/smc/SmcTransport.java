@@ -85,8 +85,8 @@ public final class SmcTransport implements Transport {
 
     /** One log line per connection: SMC-R, or TCP with the kernel's reason for falling back. */
     @Override
-    public void established(Object socket, InetSocketAddress remote) {
-        String where = remote == null ? "" : " to " + Router.hostPort(remote);
+    public void established(Object socket, InetSocketAddress remote, boolean accepted) {
+        String where = remote == null ? "" : (accepted ? " from " : " to ") + Router.hostPort(remote);
         try {
             int fd = socket instanceof SocketImpl impl ? JdkNio.fdVal(JdkNet.fileDescriptor(impl))
                     : JdkNio.channelFd((SelectableChannel) socket);
@@ -101,6 +101,11 @@ public final class SmcTransport implements Transport {
     /** How the connection of {@code socket} (an accepted or connected JDK socket or channel) rides, or null. */
     public static SmcOutcome outcome(NetworkChannel ch) throws IOException {
         return SmcOutcome.of(JdkNio.channelFd((SelectableChannel) ch));
+    }
+
+    @Override
+    public String describe() {
+        return Smc.describe();
     }
 
     @Override
