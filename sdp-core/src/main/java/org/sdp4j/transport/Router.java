@@ -132,14 +132,7 @@ public final class Router {
                     throw (ConnectException) new ConnectException("sdp4j: " + where(m) + " sends " + hostPort(remote)
                             + " to RDMA, but " + why).initCause(t == null ? null : t.unavailabilityCause());
                 }
-                try {
-                    rdma.connect(t, timeoutMillis);
-                } catch (IOException e) {
-                    decided(Role.CLIENT, remote, m, t.name(), null, e.toString(), start);
-                    throw e;
-                }
-                decided(Role.CLIENT, remote, m, t.name(), null, null, start);
-                return t;
+                return connectOn(t, remote, timeoutMillis, m, rdma, start);
             }
             case SMC -> {
                 return connectSmc(remote, timeoutMillis, m, rdma, tcp, start);
@@ -204,6 +197,12 @@ public final class Router {
             tcpOrLog(remote, m, tcp, timeoutMillis, unavailable(Family.SMC, t), start);
             return TcpTransport.INSTANCE;
         }
+        return connectOn(t, remote, timeoutMillis, m, rdma, start);
+    }
+
+    /** Connects over {@code t} with the caller's timeout; a failure is the application's exception. */
+    private Transport connectOn(Transport t, InetSocketAddress remote, int timeoutMillis, Match m, RdmaPath rdma,
+                                long start) throws IOException {
         try {
             rdma.connect(t, timeoutMillis);
         } catch (IOException e) {
@@ -351,14 +350,7 @@ public final class Router {
                             + hostPort(local) + " on RDMA, but " + why)
                             .initCause(t == null ? null : t.unavailabilityCause());
                 }
-                try {
-                    paths.rdma(t);
-                } catch (IOException e) {
-                    decided(Role.SERVER, local, m, t.name(), null, e.toString(), start);
-                    throw e;
-                }
-                decided(Role.SERVER, local, m, t.name(), null, null, start);
-                return t;
+                return listenOn(t, local, m, paths, start);
             }
             case SMC -> {
                 if (!rdmaOk) {
@@ -366,14 +358,8 @@ public final class Router {
                     decided(Role.SERVER, local, m, "tcp", unavailable(f, t), null, start);
                     return TcpTransport.INSTANCE;
                 }
-                try {
-                    paths.rdma(t); // a listener the kernel's SMC serves: SMC clients and, by the protocol, TCP ones
-                } catch (IOException e) {
-                    decided(Role.SERVER, local, m, t.name(), null, e.toString(), start);
-                    throw e;
-                }
-                decided(Role.SERVER, local, m, t.name(), null, null, start);
-                return t;
+                // a listener the kernel's SMC serves: SMC clients and, by the protocol, TCP ones
+                return listenOn(t, local, m, paths, start);
             }
             default -> {
                 if (!rdmaOk) {
@@ -392,6 +378,19 @@ public final class Router {
                 return t;
             }
         }
+    }
+
+    /** Listens on {@code t} alone; a failure is the application's exception. */
+    private Transport listenOn(Transport t, InetSocketAddress local, Match m, ListenPaths paths, long start)
+            throws IOException {
+        try {
+            paths.rdma(t);
+        } catch (IOException e) {
+            decided(Role.SERVER, local, m, t.name(), null, e.toString(), start);
+            throw e;
+        }
+        decided(Role.SERVER, local, m, t.name(), null, null, start);
+        return t;
     }
 
     /**

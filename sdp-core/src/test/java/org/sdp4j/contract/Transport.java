@@ -21,6 +21,15 @@ public interface Transport {
     /** Installs what this transport needs in this JVM (factories once, rules every time). */
     void setUp() throws Exception;
 
+    /** {@code -Dsdp4j.test.address} (in the VM: the address rxe0 serves), else 127.0.0.1. */
+    static InetAddress testAddress() {
+        try {
+            return InetAddress.getByName(System.getProperty("sdp4j.test.address", "127.0.0.1"));
+        } catch (java.net.UnknownHostException e) {
+            throw new IllegalArgumentException("-Dsdp4j.test.address: " + e.getMessage(), e);
+        }
+    }
+
     /** The address servers bind to and clients connect to. */
     default InetAddress address() {
         return InetAddress.getLoopbackAddress();

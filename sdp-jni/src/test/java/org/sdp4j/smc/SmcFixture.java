@@ -9,7 +9,6 @@ import java.net.InetAddress;
 import java.net.ServerSocket;
 import java.net.Socket;
 import java.net.SocketImpl;
-import java.net.UnknownHostException;
 import java.nio.channels.SelectableChannel;
 import java.nio.channels.spi.SelectorProvider;
 
@@ -37,11 +36,7 @@ public class SmcFixture implements Transport {
 
     @Override
     public InetAddress address() {
-        try {
-            return InetAddress.getByName(System.getProperty("sdp4j.test.address", "127.0.0.1"));
-        } catch (UnknownHostException e) {
-            throw new IllegalArgumentException("-Dsdp4j.test.address: " + e.getMessage(), e);
-        }
+        return Transport.testAddress();
     }
 
     @Override

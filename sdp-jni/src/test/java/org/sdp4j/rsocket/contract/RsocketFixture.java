@@ -4,7 +4,6 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.net.InetAddress;
-import java.net.UnknownHostException;
 import java.nio.channels.spi.SelectorProvider;
 import java.util.Set;
 
@@ -36,11 +35,7 @@ public class RsocketFixture implements Transport {
 
     @Override
     public InetAddress address() {
-        try {
-            return InetAddress.getByName(System.getProperty("sdp4j.test.address", "127.0.0.1"));
-        } catch (UnknownHostException e) {
-            throw new IllegalArgumentException("-Dsdp4j.test.address: " + e.getMessage(), e);
-        }
+        return Transport.testAddress();
     }
 
     @Override
