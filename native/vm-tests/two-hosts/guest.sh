@@ -576,8 +576,12 @@ client_smc_echo() {
 }
 check_smc_echo() { echo_server_check 7480 smc smc; }
 expect_smc_echo_nio="--smc 7481"
-serve_smc_echo_nio() { smc_setup && echo_server nio 7481 smc; }
-client_smc_echo_nio() { smc_setup && echo_client nio 7481 smc smc && smc_outcome 7481 "on SMC-R" 2; }
+# (NIO without -Djava.net.preferIPv4Stack: the JDK's dual-stack AF_INET6 sockets, made SMC as AF_INET6 ones)
+serve_smc_echo_nio() { local jvm=(-XX:+UseSerialGC -XX:TieredStopAtLevel=1 -Xshare:auto); smc_setup && echo_server nio 7481 smc; }
+client_smc_echo_nio() {
+  local jvm=(-XX:+UseSerialGC -XX:TieredStopAtLevel=1 -Xshare:auto)
+  smc_setup && echo_client nio 7481 smc smc && smc_outcome 7481 "on SMC-R" 2
+}
 check_smc_echo_nio() { echo_server_check 7481 smc smc; }
 expect_smc_jcc="--smc 50126"
 serve_smc_jcc() { smc_setup && derby_server 50126 "use smc server * $B:50126"; }
@@ -602,7 +606,10 @@ serve_smc_native() {
   runuser -u postgres -- "$pgbin/initdb" -D $pgdir/data -A trust -U postgres -E UTF8 --no-sync --no-instructions \
     > "$out/pg-initdb.log" 2>&1 || { tail -20 "$out/pg-initdb.log"; return 1; }
   echo "host all all $A/32 trust" >> $pgdir/data/pg_hba.conf # the client guest (a test server, no password)
-  runuser -u postgres -- env LD_PRELOAD="$repo/native/build/vm-tests/libsdp4j-smcpreload.so" timeout 900 \
+  # the loader opens LD_PRELOAD objects as postgres, which cannot enter a clone under /root (a fresh-clone run
+  # started PostgreSQL on plain TCP so): a root-owned copy it can read, and a check of what the postmaster mapped
+  install -m 0755 "$repo/native/build/vm-tests/libsdp4j-smcpreload.so" $pgdir/libsdp4j-smcpreload.so || return 1
+  runuser -u postgres -- env LD_PRELOAD=$pgdir/libsdp4j-smcpreload.so timeout 900 \
     "$pgbin/postgres" -D $pgdir/data -p 5433 -k $pgdir -c listen_addresses=$B -c fsync=off -c synchronous_commit=off \
     -c full_page_writes=off -c max_connections=10 -c shared_buffers=16MB -c log_connections=on \
     > "$out/$step-server.log" 2>&1 &
@@ -610,6 +617,11 @@ serve_smc_native() {
   local i
   for ((i = 0; i < ${SDP4J_2H_PG_WAIT:-60}; i++)); do "$pgbin/pg_isready" -q -h $pgdir -p 5433 && break; sleep 1; done
   "$pgbin/createdb" -h $pgdir -p 5433 -U postgres sdp4j || { tail -n 15 "$out/$step-server.log"; return 1; }
+  local pm
+  pm=$(head -1 $pgdir/data/postmaster.pid 2>/dev/null)
+  grep -q libsdp4j-smcpreload "/proc/$pm/maps" 2>/dev/null ||
+    { echo "the postmaster ($pm) has not mapped the SMC preload"; grep -i 'preload' "$out/$step-server.log"; return 1; }
+  echo "the postmaster ($pm) runs with the SMC preload"
   echo listening
 }
 client_smc_native() {
