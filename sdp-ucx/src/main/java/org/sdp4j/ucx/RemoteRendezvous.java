@@ -47,10 +47,11 @@ final class RemoteRendezvous implements AutoCloseable {
      * taken, so it never touches a worker an upgrade or an expiry may be releasing.
      */
     record Pending(InetSocketAddress key, byte[] nonce, byte[] clientNonce, UcpWorker worker, UcpEndpoint ep, int id,
-            int peerId, ByteBuffer[] staging, long expires, java.util.concurrent.atomic.AtomicBoolean taken) {
+            int peerId, ByteBuffer[] staging, long expires, Upgrade.EndpointFailure failure,
+            java.util.concurrent.atomic.AtomicBoolean taken) {
         Pending(InetSocketAddress key, byte[] nonce, byte[] clientNonce, UcpWorker worker, UcpEndpoint ep, int id,
-                int peerId, ByteBuffer[] staging, long expires) {
-            this(key, nonce, clientNonce, worker, ep, id, peerId, staging, expires,
+                int peerId, ByteBuffer[] staging, long expires, Upgrade.EndpointFailure failure) {
+            this(key, nonce, clientNonce, worker, ep, id, peerId, staging, expires, failure,
                     new java.util.concurrent.atomic.AtomicBoolean());
         }
 
@@ -72,10 +73,9 @@ final class RemoteRendezvous implements AutoCloseable {
         UcpRequest recv, reply;
         ByteBuffer out;
         Pending recorded;
-        final java.util.concurrent.atomic.AtomicReference<String> failure;
+        final Upgrade.EndpointFailure failure;
 
-        Claim(UcpWorker worker, UcpEndpoint ep, InetAddress from,
-                java.util.concurrent.atomic.AtomicReference<String> failure) {
+        Claim(UcpWorker worker, UcpEndpoint ep, InetAddress from, Upgrade.EndpointFailure failure) {
             this.worker = worker;
             this.ep = ep;
             this.from = from;
@@ -219,7 +219,7 @@ final class RemoteRendezvous implements AutoCloseable {
             // the connection's own worker takes the request (UCX migrates the RDMA-CM id to it): the endpoint made
             // here carries the claim, the reply and then the stream
             w = RemoteUcx.newWorker();
-            java.util.concurrent.atomic.AtomicReference<String> failure = new java.util.concurrent.atomic.AtomicReference<>();
+            Upgrade.EndpointFailure failure = new Upgrade.EndpointFailure();
             ep = w.newEndpoint(Upgrade.params(failure).setConnectionRequest(r));
             Claim c = new Claim(w, ep, from, failure);
             c.recv = ep.recvStreamNonBlocking(UcxUtils.getAddress(c.in), Upgrade.MESSAGE,
@@ -319,7 +319,7 @@ final class RemoteRendezvous implements AutoCloseable {
         int id = UcxConnection.IDS.incrementAndGet() & 0xFFFF;
         byte[] nonce = Upgrade.nonce();
         c.recorded = new Pending(key, nonce, m.nonce(), c.worker, c.ep, id, m.id(), staging,
-                System.nanoTime() + PENDING_MILLIS * 1_000_000L);
+                System.nanoTime() + PENDING_MILLIS * 1_000_000L, c.failure);
         return Upgrade.message(Upgrade.REPLY, null, 0, nonce, id);
     }
 

@@ -166,6 +166,23 @@ final class UcxWait {
                     }
                     throw new SocketException("Broken pipe: " + conn.gone);
                 }
+                String failed = conn.endpointError;
+                if (failed != null) {
+                    for (int i = 0; i < 64 && !r.isCompleted(); i++) {
+                        progress();
+                    }
+                    if (r.isCompleted()) {
+                        return true;
+                    }
+                    if (reading && peerVerdict(deadline) && conn.finished()) {
+                        return false; // the peer closed in order: its marker says all its bytes are here
+                    }
+                    conn.peerGone("the UCX endpoint failed: " + failed);
+                    if (reading) {
+                        return false;
+                    }
+                    throw new SocketException("Connection reset: the UCX endpoint failed: " + failed);
+                }
                 long now = System.nanoTime();
                 if (deadline != 0 && now - deadline >= 0) {
                     throw new SocketTimeoutException("Read timed out");

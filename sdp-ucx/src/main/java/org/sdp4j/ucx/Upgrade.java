@@ -123,9 +123,37 @@ final class Upgrade {
      * The endpoint's parameters: peer error handling (RDMA has no shared memory to lose); UCX's error callback (a
      * rejected RDMA-CM connect, a peer gone) is kept in {@code failure} for the handshake to stop waiting at once.
      */
-    static UcpEndpointParams params(java.util.concurrent.atomic.AtomicReference<String> failure) {
+    static UcpEndpointParams params(EndpointFailure failure) {
         return new UcpEndpointParams().setPeerErrorHandlingMode().setErrorHandler((endpoint, status, message) ->
-                failure.compareAndSet(null, "UCX status " + status + (message != null ? " (" + message + ")" : "")));
+                failure.failed("UCX status " + status + (message != null ? " (" + message + ")" : "")));
+    }
+
+    /**
+     * UCX's error callback of one cross-host endpoint: what the handshake stops on, and, once the connection exists,
+     * what wakes its waiters (a queue pair that went to the error state, the peer's disconnect), so that a dead
+     * endpoint ends blocked and later reads and writes with an IOException instead of leaving them to their timeout
+     * (issue 20). Runs on whatever thread progresses the worker.
+     */
+    static final class EndpointFailure extends java.util.concurrent.atomic.AtomicReference<String> {
+        private static final long serialVersionUID = 1L;
+        private transient volatile UcxConnection conn;
+
+        void failed(String why) {
+            compareAndSet(null, why);
+            UcxConnection c = conn;
+            if (c != null) {
+                c.endpointFailed(get());
+            }
+        }
+
+        /** The connection this endpoint now carries; told at once if the endpoint failed already. */
+        void attach(UcxConnection c) {
+            conn = c;
+            String why = get();
+            if (why != null) {
+                c.endpointFailed(why);
+            }
+        }
     }
 
     /** The source address this host uses towards {@code to} (a UDP connect picks the route and sends nothing). */
@@ -170,7 +198,7 @@ final class Upgrade {
             w = RemoteUcx.newWorker();
             // the connection's own endpoint, made through RDMA-CM: UCX wires the RC lane up in the connection
             // manager's exchange (no auxiliary UD transport needed); the claim and reply ride it first
-            java.util.concurrent.atomic.AtomicReference<String> failure = new java.util.concurrent.atomic.AtomicReference<>();
+            EndpointFailure failure = new EndpointFailure();
             ep = w.newEndpoint(params(failure).setSocketAddress(new InetSocketAddress(addr, port)));
             int id = UcxConnection.IDS.incrementAndGet() & 0xFFFF;
             byte[] mine = nonce();
@@ -193,7 +221,9 @@ final class Upgrade {
             Message reply = parse(in, REPLY, where);
             // UCX can serve: the listener on the RDMA-CM port answered and expects this TCP connection
             connect(tcp, new InetSocketAddress(addr, port), servedBy, where);
-            return prove(w, ep, tcp, id, reply, mine, staging, servedBy, where);
+            UcxConnection c = prove(w, ep, tcp, id, reply, mine, staging, servedBy, where);
+            failure.attach(c);
+            return c;
         } catch (IOException | RuntimeException | OutOfMemoryError e) {
             throw Handshake.release(e, tcp, ep, w, where);
         }
@@ -296,6 +326,7 @@ final class Upgrade {
                     where, false);
             c.remote = true;
             c.peerAddress = p.key().getAddress();
+            p.failure().attach(c);
             return c;
         } catch (IOException | RuntimeException | OutOfMemoryError e) {
             throw Handshake.release(e, ch, p.ep(), p.worker(), where);

@@ -63,7 +63,7 @@ class UpgradeTest {
     private static RemoteRendezvous.Pending pending(Pair p, SocketChannel client, byte[] nonce, byte[] clientNonce)
             throws IOException {
         return new RemoteRendezvous.Pending((InetSocketAddress) client.getLocalAddress(), nonce, clientNonce, p.ws(),
-                p.es(), 1, 2, staging(), System.nanoTime() + BOUND);
+                p.es(), 1, 2, staging(), System.nanoTime() + BOUND, new Upgrade.EndpointFailure());
     }
 
     private static Upgrade.Message reply(byte[] nonce) throws IOException {
