@@ -92,10 +92,26 @@ public final class SmcTransport implements Transport {
                     : JdkNio.channelFd((SelectableChannel) socket);
             SmcOutcome o = SmcOutcome.of(fd);
             SdpLog.log(SdpLog.DECISION, "smc: connection" + where + " on "
-                    + (o == null ? "an unknown path (smc_diag does not list it)" : o.toString()));
+                    + (o == null ? "an unknown path (smc_diag does not list it)" : o.toString())
+                    + (o != null && o.reason() == NO_SMC_DEVICE && dualStackToIpv4(remote) ? IPV4_HINT : ""));
         } catch (IOException | RuntimeException e) {
             SdpLog.log(SdpLog.DECISION, "smc: connection" + where + ": path unknown (" + e.getMessage() + ")");
         }
+    }
+
+    /**
+     * Seen between the guests on Linux 6.12: a JDK socket that is AF_INET6 (the JDK's dual-stack default, unless
+     * {@code java.net.preferIPv4Stack} is set) connecting to an IPv4 peer fell back with 0x03030000 (no SMC device),
+     * the same connection from an AF_INET socket rode SMC-R. So such a fallback says what to try.
+     */
+    static final String IPV4_HINT = " -- this JVM's sockets are IPv6 (dual-stack), with which SMC-R to an IPv4 peer"
+            + " fell back on Linux 6.12: start it with -Djava.net.preferIPv4Stack=true";
+
+    private static final int NO_SMC_DEVICE = 0x03030000;
+
+    static boolean dualStackToIpv4(InetSocketAddress remote) {
+        return remote != null && remote.getAddress() instanceof java.net.Inet4Address
+                && !Boolean.getBoolean("java.net.preferIPv4Stack");
     }
 
     /** How the connection of {@code socket} (an accepted or connected JDK socket or channel) rides, or null. */
