@@ -197,7 +197,7 @@ final class SdpServerSocketImpl extends ForwardingSocketImpl {
             throw e;
         }
         if (t != TcpTransport.INSTANCE) {
-            t.established(into, new InetSocketAddress(JdkNet.inetAddress(into), JdkNet.port(into)), true);
+            t.established(into, null, true);
         }
         adopt(client, into, t);
     }

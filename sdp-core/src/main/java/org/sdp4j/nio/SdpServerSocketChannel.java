@@ -205,7 +205,7 @@ final class SdpServerSocketChannel extends ServerSocketChannel implements Wrappi
         }
         Transport l = listening;
         if (c != null && l != null && l != TcpTransport.INSTANCE) { // the TCP path stays as the JDK's
-            l.established(c, (java.net.InetSocketAddress) c.getRemoteAddress(), true);
+            l.established(c, null, true);
         }
         return c == null ? null : wrapAccepted(c);
     }

@@ -48,8 +48,9 @@ public interface Transport {
 
     /**
      * A connection over this transport was established (connected, or {@code accepted} by a listener of this
-     * transport): {@code socket} is the {@link SocketImpl} or the {@link SocketChannel} that carries it. smc reports
-     * here whether the kernel used SMC-R or fell back to TCP.
+     * transport): {@code socket} is the {@link SocketImpl} or the {@link SocketChannel} that carries it; {@code remote}
+     * is null for an accepted one (the transport asks the socket, so nothing is computed for transports that ignore
+     * this). smc reports here whether the kernel used SMC-R or fell back to TCP.
      */
     default void established(Object socket, InetSocketAddress remote, boolean accepted) {
     }

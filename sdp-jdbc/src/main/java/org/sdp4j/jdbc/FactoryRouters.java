@@ -108,8 +108,8 @@ final class FactoryRouters {
     static Function<Family, Transport> transports() {
         String denied = nativeAccessDenied();
         boolean jdkOpen = org.sdp4j.jdk.JdkNet.isAccessible();
-        return f -> f == Family.SMC && !jdkOpen ? new NoNativeAccess(f, SMC_NEEDS_AGENT)
-                : denied == null ? Transports.forFamily(f) : new NoNativeAccess(f, denied);
+        return f -> f == Family.SMC && !jdkOpen ? new Unavailable(f, SMC_NEEDS_AGENT)
+                : denied == null ? Transports.forFamily(f) : new Unavailable(f, denied);
     }
 
     /** Why the factory cannot make an SMC socket (docs/smc.md, limitations). */
@@ -135,8 +135,8 @@ final class FactoryRouters {
                 + " to use RDMA";
     }
 
-    /** An RDMA transport that cannot be loaded here, saying why. */
-    private record NoNativeAccess(Family family, String why) implements Transport {
+    /** A transport the factory cannot use here (no native access; smc without the agent), saying why. */
+    private record Unavailable(Family family, String why) implements Transport {
         @Override
         public String name() {
             return family == Family.UCX ? "ucx" : family == Family.SMC ? "smc" : "rsocket";

@@ -3,7 +3,6 @@ package org.sdp4j.smc;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.net.SocketImpl;
-import java.nio.channels.NetworkChannel;
 import java.nio.channels.SelectableChannel;
 import java.nio.channels.ServerSocketChannel;
 import java.nio.channels.SocketChannel;
@@ -86,8 +85,14 @@ public final class SmcTransport implements Transport {
     /** One log line per connection: SMC-R, or TCP with the kernel's reason for falling back. */
     @Override
     public void established(Object socket, InetSocketAddress remote, boolean accepted) {
-        String where = remote == null ? "" : (accepted ? " from " : " to ") + Router.hostPort(remote);
+        String where = "";
         try {
+            if (remote == null) {
+                remote = socket instanceof SocketImpl impl
+                        ? new InetSocketAddress(JdkNet.inetAddress(impl), JdkNet.port(impl))
+                        : (InetSocketAddress) ((SocketChannel) socket).getRemoteAddress();
+            }
+            where = (accepted ? " from " : " to ") + Router.hostPort(remote);
             int fd = socket instanceof SocketImpl impl ? JdkNio.fdVal(JdkNet.fileDescriptor(impl))
                     : JdkNio.channelFd((SelectableChannel) socket);
             SmcOutcome o = SmcOutcome.of(fd);
@@ -112,11 +117,6 @@ public final class SmcTransport implements Transport {
     static boolean dualStackToIpv4(InetSocketAddress remote) {
         return remote != null && remote.getAddress() instanceof java.net.Inet4Address
                 && !Boolean.getBoolean("java.net.preferIPv4Stack");
-    }
-
-    /** How the connection of {@code socket} (an accepted or connected JDK socket or channel) rides, or null. */
-    public static SmcOutcome outcome(NetworkChannel ch) throws IOException {
-        return SmcOutcome.of(JdkNio.channelFd((SelectableChannel) ch));
     }
 
     @Override

@@ -66,7 +66,11 @@ final class UcxConnection {
     volatile long peerSent = -1;
     /** Why the peer is gone (its rendezvous socket hung up without the marker); null while it lives. */
     volatile String gone;
-    /** UCX's error callback for the endpoint (across hosts), or null. */
+    /**
+     * Across hosts: UCX's error callback for the endpoint fired (its status), or null (set by
+     * {@link Upgrade.EndpointFailure}). Waiters wake; a reader lets the peer's end-of-stream marker decide (an orderly
+     * close disconnects the endpoint too) within {@link UcxWait#peerVerdict}'s bound, else fails; a writer fails.
+     */
     volatile String endpointError;
     /** The peer closed in order (marker, then hang-up): its endpoint, maybe its worker, serve others now. */
     volatile boolean closedByPeer;
@@ -210,18 +214,6 @@ final class UcxConnection {
             closedByPeer = true;
         } else if (gone == null) {
             gone = why != null ? why : "the peer's rendezvous socket closed without end-of-stream (peer process gone)";
-        }
-        wake();
-    }
-
-    /**
-     * Across hosts: UCX's error callback for this connection's endpoint fired ({@code why}: its status). The waiters
-     * wake; a reader then lets the peer's end-of-stream marker decide (an orderly close disconnects the endpoint
-     * too), within {@link UcxWait#peerVerdict}'s bound, and otherwise fails naming the status; a writer fails.
-     */
-    void endpointFailed(String why) {
-        if (endpointError == null) {
-            endpointError = why;
         }
         wake();
     }

@@ -140,18 +140,21 @@ final class Upgrade {
 
         void failed(String why) {
             compareAndSet(null, why);
-            UcxConnection c = conn;
-            if (c != null) {
-                c.endpointFailed(get());
-            }
+            tell(conn, get());
         }
 
         /** The connection this endpoint now carries; told at once if the endpoint failed already. */
         void attach(UcxConnection c) {
             conn = c;
-            String why = get();
-            if (why != null) {
-                c.endpointFailed(why);
+            tell(c, get());
+        }
+
+        private static void tell(UcxConnection c, String why) {
+            if (c != null && why != null) {
+                if (c.endpointError == null) {
+                    c.endpointError = why;
+                }
+                c.wake();
             }
         }
     }
