@@ -22,6 +22,7 @@ import java.util.regex.Pattern;
 
 import org.openjdk.jmh.results.BenchmarkResult;
 import org.openjdk.jmh.results.IterationResult;
+import org.openjdk.jmh.results.Result;
 import org.openjdk.jmh.results.RunResult;
 import org.openjdk.jmh.results.format.ResultFormatType;
 import org.openjdk.jmh.runner.Runner;
@@ -85,7 +86,9 @@ public final class CompareTransports {
     static final Map<String, List<String>> VARIANTS = Map.of(
             // UCX's own shared-memory defaults (a 4 MiB receive pool and a 64-entry FIFO per worker), as before
             // issue 13's sdp4j.ucx.config
-            "ucx-ucxdefaults", List.of("ucx", "-Dsdp4j.ucx.config="));
+            "ucx-ucxdefaults", List.of("ucx", "-Dsdp4j.ucx.config="),
+            // the waits as before the shared spin policy (issue 18): the full sdp4j.ucx.poll spin, whatever the load
+            "ucx-spinalways", List.of("ucx", "-Dsdp4j.spin.policy=false"));
 
     /** One transport configuration and whether it can run here. */
     static final class Config {
@@ -179,7 +182,7 @@ public final class CompareTransports {
             }
         }
         for (String c : s.configs) {
-            if (!c.matches("[a-z][a-z0-9]*")) throw new IllegalArgumentException("bad configuration name '" + c + "'");
+            if (!c.matches("[a-z][a-z0-9]*(-[a-z0-9]+)*")) throw new IllegalArgumentException("bad configuration name '" + c + "'");
         }
         if (!s.configs.contains("none")) s.configs.add(0, "none");   // the baseline of every ratio
         if (s.agent == null) s.agent = findAgent();
@@ -289,9 +292,20 @@ public final class CompareTransports {
                             String label = label(rr);
                             Cell cell = cells.computeIfAbsent(label, x -> new LinkedHashMap<>()).computeIfAbsent(c.name, x -> new Cell());
                             cell.unit = rr.getPrimaryResult().getScoreUnit();
+                            // CPU time per operation: a row of its own ("<label> cpu"), compared as the time is
+                            Cell cpu = cells.computeIfAbsent(label + " cpu", x -> new LinkedHashMap<>()).computeIfAbsent(c.name, x -> new Cell());
                             for (BenchmarkResult br : rr.getBenchmarkResults()) {
-                                for (IterationResult ir : br.getIterationResults()) cell.iterations.addValue(ir.getPrimaryResult().getScore());
+                                for (IterationResult ir : br.getIterationResults()) {
+                                    cell.iterations.addValue(ir.getPrimaryResult().getScore());
+                                    Result<?> r = ir.getSecondaryResults().get(CpuTimeProfiler.NAME);
+                                    if (r != null) {
+                                        cpu.iterations.addValue(r.getScore());
+                                        cpu.unit = "us CPU/op";
+                                    }
+                                }
                                 cell.forkScores.add(br.getPrimaryResult().getScore());
+                                Result<?> r = br.getSecondaryResults().get(CpuTimeProfiler.NAME);
+                                if (r != null) cpu.forkScores.add(r.getScore());
                             }
                             line.append(String.format(Locale.ROOT, "%s %.3f %s", label.contains(" ") ? label.substring(label.indexOf(' ') + 1) : "",
                                     rr.getPrimaryResult().getScore(), cell.unit).trim()).append("  ");
@@ -362,6 +376,7 @@ public final class CompareTransports {
                 .jvmArgs(jvmArgs.toArray(new String[0]))
                 .jvmArgsAppend(c.jvmArgs(s.agent).toArray(new String[0]))
                 .shouldFailOnError(true)
+                .addProfiler(CpuTimeProfiler.class)
                 .resultFormat(ResultFormatType.JSON)
                 .result(json.toString());
         for (Map.Entry<String, String[]> p : s.params.entrySet()) o = o.param(p.getKey(), p.getValue());

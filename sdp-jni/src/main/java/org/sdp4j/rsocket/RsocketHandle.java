@@ -272,7 +272,9 @@ final class RsocketHandle {
 
     private int awaitOnce(int fd, int events, int timeoutMillis, int busyPollMicros) throws IOException {
         boolean virtual = RsocketParker.onVirtualThread();
-        int spin = virtual ? Math.min(busyPollMicros, RsocketParker.VIRTUAL_SPIN_MAX_MICROS) : busyPollMicros;
+        // spin only while it pays (SpinPolicy: never past a wake-up's cost)
+        int spin = org.sdp4j.transport.SpinPolicy.budgetMicros(virtual
+                ? Math.min(busyPollMicros, RsocketParker.VIRTUAL_SPIN_MAX_MICROS) : busyPollMicros);
         if (spin > 0 && timeoutMillis != 0) {
             long end = System.nanoTime() + spin * 1000L;
             do {
@@ -283,7 +285,7 @@ final class RsocketHandle {
                 if (closing) {
                     return Native.WOKEN; // what the eventfd would say
                 }
-                Thread.onSpinWait();
+                org.sdp4j.transport.SpinPolicy.pause(); // yields while the CPUs are taken
             } while (System.nanoTime() - end < 0);
         }
         return virtual ? RsocketParker.await(fd, events, wakeFd(), timeoutMillis)

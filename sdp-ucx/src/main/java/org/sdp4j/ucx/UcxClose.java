@@ -68,8 +68,8 @@ final class UcxClose {
                 // non-blocking write's): it must be delivered, not cancelled by a forced close, or the peer waits
                 // for bytes that never come (issue 23; in one JVM the peer still got them, by cma from a staging
                 // buffer the close had given up: luck, not delivery)
-                UcpRequest inFlight = conn.pendingSend;
-                boolean undelivered = !conn.outputShutdown || inFlight != null && !inFlight.isCompleted();
+                UcpRequest inFlight = conn.out.pending;
+                boolean undelivered = !conn.out.shutdown || inFlight != null && !inFlight.isCompleted();
                 if (clean && undelivered && !conn.closedByPeer) {
                     try {
                         flushing = conn.ep.flushNonBlocking(null);
@@ -92,7 +92,7 @@ final class UcxClose {
             }
             case MARKER -> { // the marker: how much that was (shutdownOutput sent it already)
                 try {
-                    if (!conn.outputShutdown) {
+                    if (!conn.out.shutdown) {
                         marker(conn);
                     }
                 } catch (IOException | RuntimeException e) {
@@ -102,7 +102,7 @@ final class UcxClose {
                 return false;
             }
             case CLOSE_EP -> { // the endpoint: a send the peer will never take is cancelled by a forced close
-                UcpRequest w = conn.pendingSend;
+                UcpRequest w = conn.out.pending;
                 boolean inFlight = w != null && !w.isCompleted();
                 closeForced = !clean || conn.closedByPeer || inFlight;
                 if (inFlight) {
@@ -113,7 +113,7 @@ final class UcxClose {
             }
             case CLOSING_EP -> { // the endpoint closing
                 progressQuietly();
-                UcpRequest c = closeRequest, r = conn.pendingRecv, w = conn.pendingSend, f = flushing;
+                UcpRequest c = closeRequest, r = conn.in.pending, w = conn.out.pending, f = flushing;
                 // a flush the bound cut short completes (with an error) once the forced close purged its endpoint
                 boolean closed = (c == null || c.isCompleted()) && (w == null || w.isCompleted())
                         && (f == null || f.isCompleted());

@@ -14,11 +14,11 @@ import org.openucx.jucx.ucp.UcpRequest;
 import org.openucx.jucx.ucp.UcpWorker;
 
 /**
- * One UCX stream connection: its own UCX worker and endpoint (so closing it releases everything it used), the
- * rendezvous socket that carries end-of-stream and reports the peer's death, and two staging buffers in native
- * memory. This is the UCX read path: {@link #read} copies from the receive staging buffer, posting a partial
- * {@code ucp_stream_recv} when it is empty and waiting for it in {@link UcxWait#await}: busy progress for
- * {@code sdp4j.ucx.poll} microseconds (the role of libsdp's {@code recv_poll}), then sleeping in the worker.
+ * One UCX stream connection: its UCX worker and endpoint, the rendezvous socket that carries end-of-stream and
+ * reports the peer's death, its read path ({@link UcxInput}, where {@code read} is) and write path
+ * ({@link UcxOutput}), each with a staging buffer in native memory, and how its threads wait ({@link UcxWait}).
+ * This class holds the life cycle: every operation counts itself in ({@link #enter}), so close never frees a worker
+ * another thread is in; the last one out releases ({@link UcxClose}).
  *
  * <p>UCX streams have no end-of-stream, so a side that closes (or shuts down output) first flushes its endpoint and
  * then sends, on the rendezvous socket, the total number of bytes it sent; the reader reports end-of-stream once it
@@ -46,22 +46,9 @@ final class UcxConnection {
     final int peerId;
     /** users in progress, plus {@link #CLOSED} once closed; the last one out releases everything. */
     private final AtomicInteger state = new AtomicInteger();
-    private final ReentrantLock readLock = new ReentrantLock(), writeLock = new ReentrantLock();
-
-    /** Receive staging (under the read lock), replaced by a larger one only with no receive posted into it. */
-    private ByteBuffer rbuf;
-    private long raddr;
-    private int rpos, rlim;
-    UcpRequest pendingRecv;
-    private long received;
-    /** Send staging (under the write lock), replaced by a larger one only with no send in flight from it. */
-    private ByteBuffer sbuf;
-    private long saddr;
-    private long sent;
-    /** A send posted by a non-blocking {@link #write(ByteBuffer[], int, int, boolean)}, until it completes. */
-    UcpRequest pendingSend;
-    volatile boolean inputShutdown;
-    boolean outputShutdown;
+    /** The read path and the write path, each with its staging buffer and its lock. */
+    final UcxInput in;
+    final UcxOutput out;
     /** Bytes the peer sent in all, once its end-of-stream marker arrived; -1 before. */
     volatile long peerSent = -1;
     /** Why the peer is gone (its rendezvous socket hung up without the marker); null while it lives. */
@@ -85,7 +72,7 @@ final class UcxConnection {
      * addresses as the socket reports them (a UCX connection's port numbers are the listener's and connection ids).
      */
     void track(String role, java.net.InetSocketAddress local, java.net.InetSocketAddress peer) {
-        tracked = org.sdp4j.ops.OpenConnections.opened("ucx", role, local, peer, () -> received, () -> sent,
+        tracked = org.sdp4j.ops.OpenConnections.opened("ucx", role, local, peer, () -> in.received, () -> out.sent,
                 remote ? "rdma" : "shm");
     }
 
@@ -105,13 +92,11 @@ final class UcxConnection {
      * connection number, {@code peerId} the peer's. The caller then registers it with {@link Watchdog#watch}.
      */
     UcxConnection(UcpWorker worker, UcpEndpoint ep, SocketChannel control, int id, int peerId, ByteBuffer[] staging) {
-        this.rbuf = staging[0];
-        this.raddr = UcxUtils.getAddress(rbuf);
-        this.sbuf = staging[1];
-        this.saddr = UcxUtils.getAddress(sbuf);
         this.worker = worker;
         this.ep = ep;
         this.io = new UcxWait(this, worker, ep);
+        this.in = new UcxInput(this, staging[0]);
+        this.out = new UcxOutput(this, staging[1]);
         this.control = control;
         this.id = id;
         this.peerId = peerId;
@@ -137,7 +122,7 @@ final class UcxConnection {
         }
     }
 
-    private void use() throws SocketException {
+    void use() throws SocketException {
         if (!enter()) {
             throw new SocketException("Socket closed");
         }
@@ -153,7 +138,7 @@ final class UcxConnection {
      * Counts a user in, then takes {@code lock}; pair with {@link #unlock}. Never leaves the lock held when it
      * throws (a closed connection): a thread that took the lock and then failed would block every later caller.
      */
-    private void lock(ReentrantLock lock) throws SocketException {
+    void lock(ReentrantLock lock) throws SocketException {
         use();
         lock.lock();
         if (isClosed()) {
@@ -163,9 +148,23 @@ final class UcxConnection {
         }
     }
 
-    private void unlock(ReentrantLock lock) {
+    void unlock(ReentrantLock lock) {
         lock.unlock();
         exit();
+    }
+
+    /** As {@link #lock} without waiting: false (nothing held) when another thread holds {@code lock}. */
+    boolean tryLock(ReentrantLock lock) throws SocketException {
+        use();
+        if (!lock.tryLock()) {
+            exit();
+            return false;
+        }
+        if (isClosed()) {
+            unlock(lock);
+            throw new SocketException("Socket closed");
+        }
+        return true;
     }
 
     boolean isClosed() {
@@ -218,323 +217,9 @@ final class UcxConnection {
         wake();
     }
 
-    // ---- data ----
-
-    /** The read path: up to {@code len} bytes, -1 at end-of-stream. {@code timeoutMillis} 0 waits forever. */
-    int read(byte[] b, int off, int len, int timeoutMillis) throws IOException {
-        java.util.Objects.checkFromIndexSize(off, len, b.length);
-        if (len == 0) {
-            return 0;
-        }
-        lock(readLock);
-        try {
-            if (inputShutdown) {
-                rpos = rlim = 0;
-                return -1;
-            }
-            long deadline = timeoutMillis > 0 ? System.nanoTime() + timeoutMillis * 1_000_000L : 0;
-            while (true) {
-                if (rpos < rlim) {
-                    int n = Math.min(len, rlim - rpos);
-                    rbuf.get(rpos, b, off, n);
-                    rpos += n;
-                    return n;
-                }
-                if (!fill(true, deadline)) {
-                    if (inputShutdown) {
-                        rpos = rlim = 0;
-                    }
-                    return -1;
-                }
-            }
-        } finally {
-            unlock(readLock);
-        }
-    }
-
-    /**
-     * Makes staged data available: posts a receive if none is pending and waits for it ({@code block}) or
-     * progresses once. Returns false at end-of-stream; true when data is staged or, not blocking, none yet.
-     */
-    private boolean fill(boolean block, long deadline) throws IOException {
-        if (pendingRecv == null) {
-            if (peerSent >= 0 && received >= peerSent) {
-                return false;
-            }
-            if (rlim == rbuf.capacity() && rlim < Staging.STAGING) { // the last receive filled it: a larger transfer
-                ByteBuffer b = Staging.grown(rbuf, rlim + 1);
-                if (b != rbuf) {
-                    rbuf = b;
-                    raddr = UcxUtils.getAddress(b);
-                }
-            }
-            pendingRecv = io.recv(raddr, rbuf.capacity());
-        }
-        UcpRequest r = pendingRecv;
-        if (!r.isCompleted()) {
-            if (!block) {
-                io.progress();
-            } else if (!io.await(r, true, deadline)) {
-                if (finished() || inputShutdown) {
-                    return false;
-                }
-                throw new SocketException("Connection reset: " + gone);
-            }
-            if (!r.isCompleted()) {
-                return true;
-            }
-        }
-        pendingRecv = null;
-        if (r.getStatus() != 0) {
-            // across hosts the endpoint has peer error handling: a peer that closes in order disconnects it after
-            // its last byte, which fails the receive posted for more. Its end-of-stream marker (over TCP) decides
-            if (remote && io.peerVerdict(deadline) && peerSent >= 0 && received >= peerSent) {
-                return false;
-            }
-            throw new SocketException(gone != null ? "Connection reset: " + gone
-                    : "UCX stream receive failed, status " + r.getStatus());
-        }
-        rpos = 0;
-        rlim = (int) r.getRecvSize();
-        received += rlim;
-        return true;
-    }
-
-    /** Bytes readable without blocking (rsockets has no FIONREAD either; this progresses UCX once to see). */
-    int available() throws IOException {
-        use();
-        if (!readLock.tryLock()) {
-            exit();
-            return 0; // a reader is waiting and will take whatever arrives
-        }
-        if (isClosed()) {
-            unlock(readLock);
-            throw new SocketException("Socket closed");
-        }
-        try {
-            if (inputShutdown) {
-                return 0;
-            }
-            if (rpos >= rlim) {
-                fill(false, 0);
-            }
-            return rlim - rpos;
-        } finally {
-            unlock(readLock);
-        }
-    }
-
-    void write(byte[] b, int off, int len) throws IOException {
-        java.util.Objects.checkFromIndexSize(off, len, b.length);
-        lock(writeLock);
-        try {
-            if (outputShutdown) {
-                throw new SocketException("Socket output is shutdown");
-            }
-            sendDone(true); // a non-blocking NIO send may still use the staging buffer
-            while (len > 0) {
-                if (gone != null) {
-                    throw new SocketException("Broken pipe: " + gone);
-                }
-                if (closedByPeer) {
-                    throw new SocketException("Broken pipe: the peer closed the connection");
-                }
-                growSend(len);
-                int n = Math.min(len, sbuf.capacity());
-                sbuf.put(0, b, off, n);
-                pendingSend = io.send(saddr, n); // kept until done: release() must not free an endpoint under it
-                sendDone(true);
-                sent += n;
-                off += n;
-                len -= n;
-            }
-        } finally {
-            unlock(writeLock);
-        }
-    }
-
-    /**
-     * Reads see end-of-stream from now on, a blocked reader included (TCP's behaviour): no read lock is taken, the
-     * reader is woken and drops what is staged itself.
-     */
-    void shutdownInput() throws IOException {
-        use();
-        try {
-            inputShutdown = true;
-            io.signal();
-        } finally {
-            exit();
-        }
-    }
-
-    void shutdownOutput() throws IOException {
-        lock(writeLock);
-        try {
-            if (!outputShutdown) {
-                outputShutdown = true;
-                if (gone == null) {
-                    UcxClose.marker(this);
-                }
-            }
-        } finally {
-            unlock(writeLock);
-        }
-    }
-
-    // ---- NIO: ByteBuffers, non-blocking operations, readiness (used by UcxSocketChannel and UcxPoller) ----
-
-    /**
-     * Reads into {@code dsts[off..off+len)}: bytes read, -1 at end-of-stream, 0 when not blocking and nothing is
-     * there. Blocking waits as {@link #read(byte[], int, int, int)} does ({@code timeoutMillis} 0 = forever).
-     */
-    long read(ByteBuffer[] dsts, int off, int len, boolean block, int timeoutMillis) throws IOException {
-        lock(readLock);
-        try {
-            if (inputShutdown) {
-                rpos = rlim = 0;
-                return -1;
-            }
-            long deadline = block && timeoutMillis > 0 ? System.nanoTime() + timeoutMillis * 1_000_000L : 0;
-            while (true) {
-                if (rpos < rlim) {
-                    long total = 0;
-                    for (int i = off; i < off + len && rpos < rlim; i++) {
-                        ByteBuffer d = dsts[i];
-                        int n = Math.min(d.remaining(), rlim - rpos);
-                        if (n == 0) {
-                            continue;
-                        }
-                        d.put(rbuf.slice(rpos, n));
-                        rpos += n;
-                        total += n;
-                    }
-                    return total;
-                }
-                if (!fill(block, deadline)) {
-                    if (inputShutdown) {
-                        rpos = rlim = 0;
-                    }
-                    return -1;
-                }
-                if (!block && rpos >= rlim) {
-                    if (finished()) {
-                        return -1;
-                    }
-                    if (gone != null) {
-                        for (int i = 0; i < 64 && rpos >= rlim; i++) { // a last look for data on its way
-                            fill(false, 0);
-                        }
-                        if (rpos >= rlim) {
-                            if (finished()) {
-                                return -1;
-                            }
-                            throw new SocketException("Connection reset: " + gone);
-                        }
-                        continue;
-                    }
-                    return 0;
-                }
-            }
-        } finally {
-            unlock(readLock);
-        }
-    }
-
-    /**
-     * Writes from {@code srcs[off..off+len)}. Blocking: everything, each chunk sent before it returns (as
-     * {@link #write(byte[], int, int)}). Not blocking: at most one staging buffer's worth is posted and left in
-     * flight; returns 0 while the previous one is still in flight.
-     */
-    long write(ByteBuffer[] srcs, int off, int len, boolean block) throws IOException {
-        lock(writeLock);
-        try {
-            if (outputShutdown) {
-                throw new SocketException("Socket output is shutdown");
-            }
-            long total = 0;
-            while (true) {
-                if (!sendDone(block)) { // blocking: waits for the previous chunk
-                    return total;
-                }
-                if (gone != null && Staging.hasRemaining(srcs, off, len)) {
-                    // checked only with data left to send: a peer that finished and left took what came before
-                    throw new SocketException("Broken pipe: " + gone);
-                }
-                long want = 0;
-                for (int i = off; i < off + len; i++) {
-                    want += srcs[i].remaining();
-                }
-                growSend((int) Math.min(want, Staging.STAGING));
-                int cap = sbuf.capacity();
-                int n = 0;
-                for (int i = off; i < off + len && n < cap; i++) {
-                    ByteBuffer s = srcs[i];
-                    int k = Math.min(s.remaining(), cap - n);
-                    if (k == 0) {
-                        continue;
-                    }
-                    sbuf.put(n, s, s.position(), k);
-                    s.position(s.position() + k);
-                    n += k;
-                }
-                if (n == 0) {
-                    return total;
-                }
-                UcpRequest r = io.send(saddr, n);
-                sent += n;
-                total += n;
-                pendingSend = r;
-                if (!block) {
-                    sendDone(false); // progress once: small sends complete at once over shared memory
-                    return total;
-                }
-            }
-        } finally {
-            unlock(writeLock);
-        }
-    }
-
-    /** Under the write lock, with no send in flight: a send staging buffer fit for {@code need} bytes if it can. */
-    private void growSend(int need) {
-        ByteBuffer b = Staging.grown(sbuf, need);
-        if (b != sbuf) {
-            sbuf = b;
-            saddr = UcxUtils.getAddress(b);
-        }
-    }
-
     /** All the peer sent has been received and it sent end-of-stream. */
     boolean finished() {
-        return peerSent >= 0 && received >= peerSent;
-    }
-
-    /** With the write lock: true when no send is in flight (waiting for it when {@code block}). */
-    private boolean sendDone(boolean block) throws IOException {
-        UcpRequest r = pendingSend;
-        if (r == null) {
-            return true;
-        }
-        if (!r.isCompleted()) {
-            if (block) {
-                io.await(r, false, 0);
-            } else {
-                io.progress();
-                if (!r.isCompleted()) {
-                    if (gone != null) {
-                        throw new SocketException("Broken pipe: " + gone);
-                    }
-                    if (closedByPeer) {
-                        throw new SocketException("Broken pipe: the peer closed the connection");
-                    }
-                    return false;
-                }
-            }
-        }
-        pendingSend = null;
-        if (r.getStatus() != 0) {
-            throw new SocketException("UCX stream send failed, status " + r.getStatus());
-        }
-        return true;
+        return peerSent >= 0 && in.received >= peerSent;
     }
 
     static final int READABLE = 1, WRITABLE = 4; // poll(2)'s POLLIN and POLLOUT
@@ -550,46 +235,21 @@ final class UcxConnection {
             return (wantRead ? READABLE : 0) | (wantWrite ? WRITABLE : 0);
         }
         try {
-            int r = 0;
-            if (wantRead && readLock.tryLock()) {
-                try {
-                    if (inputShutdown || gone != null || rpos < rlim || finished()) {
-                        r |= READABLE;
-                    } else if (!fill(false, 0) || rpos < rlim) {
-                        r |= READABLE; // end-of-stream, or data arrived
-                    }
-                } catch (IOException | RuntimeException e) {
-                    r |= READABLE; // the read reports it
-                } finally {
-                    readLock.unlock();
-                }
-            }
-            if (wantWrite && writeLock.tryLock()) {
-                try {
-                    if (outputShutdown || gone != null || sendDone(false)) {
-                        r |= WRITABLE;
-                    }
-                } catch (IOException | RuntimeException e) {
-                    r |= WRITABLE;
-                } finally {
-                    writeLock.unlock();
-                }
-            }
-            return r;
+            return (wantRead && in.ready() ? READABLE : 0) | (wantWrite && out.ready() ? WRITABLE : 0);
         } finally {
             exit();
         }
     }
 
     boolean isInputShutdown() {
-        return inputShutdown;
+        return in.shutdown;
     }
 
     long bytesSent() {
-        return sent;
+        return out.sent;
     }
 
     long bytesReceived() {
-        return received;
+        return in.received;
     }
 }

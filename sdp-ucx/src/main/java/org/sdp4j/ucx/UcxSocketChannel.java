@@ -334,7 +334,7 @@ final class UcxSocketChannel extends SocketChannel
                 if (blocking) {
                     begin();
                 }
-                long n = c.read(dsts, offset, length, blocking, timeoutMillis);
+                long n = c.in.read(dsts, offset, length, blocking, timeoutMillis);
                 completed = true;
                 return n;
             } catch (IOException e) {
@@ -383,7 +383,7 @@ final class UcxSocketChannel extends SocketChannel
                 if (blocking) {
                     begin();
                 }
-                long n = c.write(srcs, offset, length, blocking);
+                long n = c.out.write(srcs, offset, length, blocking);
                 completed = true;
                 return n;
             } catch (IOException e) {
@@ -408,7 +408,7 @@ final class UcxSocketChannel extends SocketChannel
         UcxConnection c = connected();
         if (!inputShutdown) {
             inputShutdown = true; // reads from now on see end-of-stream
-            c.shutdownInput(); // takes no lock: a blocked reader wakes with end-of-stream, as on TCP
+            c.in.shutdown(); // takes no lock: a blocked reader wakes with end-of-stream, as on TCP
         }
         return this;
     }
@@ -417,7 +417,7 @@ final class UcxSocketChannel extends SocketChannel
     public SocketChannel shutdownOutput() throws IOException {
         UcxConnection c = connected();
         if (!outputShutdown) {
-            c.shutdownOutput(); // the end-of-stream marker, counting a send still in flight (a close delivers it)
+            c.out.shutdown(); // the end-of-stream marker, counting a send still in flight (a close delivers it)
             outputShutdown = true;
         }
         return this;

@@ -124,12 +124,12 @@ final class UcxSocketImpl extends SocketImpl {
 
                 @Override
                 public int read(byte[] b, int off, int len) throws IOException {
-                    return c.read(b, off, len, timeout);
+                    return c.in.read(b, off, len, timeout);
                 }
 
                 @Override
                 public int available() throws IOException {
-                    return c.available();
+                    return c.in.available();
                 }
 
                 @Override
@@ -148,12 +148,12 @@ final class UcxSocketImpl extends SocketImpl {
             out = new OutputStream() {
                 @Override
                 public void write(int b) throws IOException {
-                    c.write(new byte[] {(byte) b}, 0, 1);
+                    c.out.write(new byte[] {(byte) b}, 0, 1);
                 }
 
                 @Override
                 public void write(byte[] b, int off, int len) throws IOException {
-                    c.write(b, off, len);
+                    c.out.write(b, off, len);
                 }
 
                 @Override
@@ -167,17 +167,17 @@ final class UcxSocketImpl extends SocketImpl {
 
     @Override
     protected int available() throws IOException {
-        return conn().available();
+        return conn().in.available();
     }
 
     @Override
     protected void shutdownInput() throws IOException {
-        conn().shutdownInput();
+        conn().in.shutdown();
     }
 
     @Override
     protected void shutdownOutput() throws IOException {
-        conn().shutdownOutput();
+        conn().out.shutdown();
     }
 
     @Override

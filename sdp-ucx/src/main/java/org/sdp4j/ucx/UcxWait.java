@@ -135,7 +135,9 @@ final class UcxWait {
     boolean await(UcpRequest r, boolean reading, long deadline) throws IOException {
         long start = System.nanoTime();
         boolean virtual = org.sdp4j.transport.Threads.onVirtualThread();
-        long spin = virtual ? Math.min(spinNanos, VIRTUAL_SPIN_NANOS) : spinNanos;
+        // spin only while it pays (SpinPolicy: never past a wake-up's cost)
+        long spin = org.sdp4j.transport.SpinPolicy.budgetNanos(virtual ? Math.min(spinNanos, VIRTUAL_SPIN_NANOS)
+                : spinNanos);
         long spinEnd = start + spin;
         long nap = MIN_NAP_NANOS, tick = FIRST_TICK_NANOS;
         boolean slept = false;
@@ -148,7 +150,7 @@ final class UcxWait {
                 if (progress() != 0) {
                     continue;
                 }
-                if (reading && (conn.inputShutdown || conn.finished())) {
+                if (reading && (conn.in.shutdown || conn.finished())) {
                     return false;
                 }
                 if (!reading && conn.closedByPeer) {
@@ -188,8 +190,7 @@ final class UcxWait {
                     throw new SocketTimeoutException("Read timed out");
                 }
                 if (now - spinEnd < 0) {
-                    // yield, not a pause: on a busy machine the peer we wait for may need this very CPU
-                    Thread.yield();
+                    org.sdp4j.transport.SpinPolicy.pause(); // yields while the CPUs are taken: the peer may need one
                     continue;
                 }
                 slept = true;

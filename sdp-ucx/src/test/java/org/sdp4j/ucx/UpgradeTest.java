@@ -92,8 +92,8 @@ class UpgradeTest {
             new Random(1).nextBytes(data);
             CompletableFuture<Void> w = CompletableFuture.runAsync(() -> {
                 try {
-                    c.write(data, 0, data.length);
-                    c.shutdownOutput(); // the end-of-stream marker over the TCP connection
+                    c.out.write(data, 0, data.length);
+                    c.out.shutdown(); // the end-of-stream marker over the TCP connection
                 } catch (IOException e) {
                     throw new RuntimeException(e);
                 }
@@ -101,7 +101,7 @@ class UpgradeTest {
             byte[] got = new byte[data.length + 1];
             int n = 0;
             while (true) {
-                int r = s.read(got, n, Math.min(got.length - n, 65536), 10_000);
+                int r = s.in.read(got, n, Math.min(got.length - n, 65536), 10_000);
                 if (r < 0) {
                     break;
                 }

@@ -1,0 +1,82 @@
+package org.sdp4j.transport;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicBoolean;
+
+import org.junit.jupiter.api.Test;
+
+class SpinPolicyTest {
+
+    private static int parse(String s) {
+        byte[] b = s.getBytes(StandardCharsets.US_ASCII);
+        return SpinPolicy.parseRunnable(b, b.length);
+    }
+
+    @Test
+    void readsTheRunnableCountOfProcLoadavg() {
+        assertEquals(3, parse("0.52 0.58 0.59 3/911 4321\n"));
+        assertEquals(17, parse("10.00 9.00 8.00 17/2000 99"));
+        assertEquals(0, parse("0.52 0.58 0.59 x/911 4321"), "not a number");
+        assertEquals(0, parse("0.52 0.58"), "truncated");
+        assertEquals(0, parse("0.52 0.58 0.59 3"), "no slash");
+        assertEquals(0, parse("0.52 0.58 0.59 99999999999/1 1"), "absurdly long");
+    }
+
+    @Test
+    void theWakeUpIsMeasuredAndBoundsTheSpin() throws InterruptedException {
+        long end = System.nanoTime() + 10_000_000_000L;
+        SpinPolicy.budgetNanos(1);
+        while (!SpinPolicy.measured() && System.nanoTime() < end) {
+            Thread.sleep(10);
+        }
+        assertTrue(SpinPolicy.measured(), "the wake-up cost was not measured within 10 s");
+        long w = SpinPolicy.wakeNanos();
+        assertTrue(w >= SpinPolicy.MIN_WAKE_NANOS && w <= SpinPolicy.MAX_WAKE_NANOS, "wake-up " + w + " ns");
+        assertTrue(SpinPolicy.budgetNanos(Long.MAX_VALUE) <= w, "a budget above the wake-up's cost");
+        assertEquals(0, SpinPolicy.budgetNanos(0));
+        assertEquals(0, SpinPolicy.budgetMicros(-5));
+    }
+
+    /** Machine-wide runnable threads beyond the CPUs (here: busy threads of this JVM) make a spin yield. */
+    @Test
+    void oversubscribedWhileMoreThreadsAreRunnableThanCpus() throws InterruptedException {
+        int cpus = Runtime.getRuntime().availableProcessors();
+        AtomicBoolean stop = new AtomicBoolean();
+        List<Thread> busy = new ArrayList<>();
+        for (int i = 0; i < cpus + 2; i++) {
+            Thread t = new Thread(() -> {
+                long x = 0;
+                while (!stop.get()) {
+                    x += System.nanoTime() & 1;
+                }
+                if (x == 42) {
+                    System.out.print("");
+                }
+            }, "busy-" + i);
+            t.setDaemon(true);
+            t.start();
+            busy.add(t);
+        }
+        try {
+            boolean seenBusy = false;
+            int[] seen = new int[50];
+            for (int i = 0; i < 50 && !seenBusy; i++) { // 50 samples over 1 s: the kernel's count is instantaneous
+                Thread.sleep(SpinPolicy.SAMPLE_NANOS / 1_000_000 + 10);
+                seen[i] = SpinPolicy.runnable();
+                seenBusy = SpinPolicy.oversubscribed();
+            }
+            assertTrue(seenBusy, "with " + (cpus + 2) + " busy threads on " + cpus + " CPUs the machine never looked "
+                    + "oversubscribed; runnable samples " + java.util.Arrays.toString(seen));
+        } finally {
+            stop.set(true);
+            for (Thread t : busy) {
+                t.join();
+            }
+        }
+    }
+}
