@@ -83,7 +83,8 @@ final class UcxInput {
                         if (n == 0) {
                             continue;
                         }
-                        d.put(buf.slice(pos, n));
+                        d.put(d.position(), buf, pos, n); // absolute: no slice allocated per read
+                        d.position(d.position() + n);
                         pos += n;
                         total += n;
                     }

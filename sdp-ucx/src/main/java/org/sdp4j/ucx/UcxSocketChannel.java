@@ -52,6 +52,8 @@ final class UcxSocketChannel extends SocketChannel
     final int pseudoFd = UcxPoller.newPseudoFd();
     private final Object stateLock = new Object();
     private final ReentrantLock readLock = new ReentrantLock(), writeLock = new ReentrantLock();
+    /** The buffer of a single-buffer read or write, under its lock: the hot path allocates no array. */
+    private final ByteBuffer[] readOne = new ByteBuffer[1], writeOne = new ByteBuffer[1];
     private final Map<Poller, UcxConnection> polls = new IdentityHashMap<>(); // guarded by stateLock
     private final Map<SocketOption<?>, Object> options = new ConcurrentHashMap<>();
 
@@ -295,7 +297,16 @@ final class UcxSocketChannel extends SocketChannel
     @Override
     public int read(ByteBuffer dst) throws IOException {
         Objects.requireNonNull(dst, "dst");
-        return (int) read(new ByteBuffer[] {dst}, 0, 1, 0);
+        if (dst.isReadOnly()) {
+            throw new IllegalArgumentException("Read-only buffer");
+        }
+        Object ev = org.sdp4j.ops.Jfr.ioBegin(true);
+        long n = 0;
+        try {
+            return (int) (n = readImpl(dst, null, 0, 1, 0));
+        } finally {
+            org.sdp4j.ops.Jfr.ioEnd(ev, "ucx", remote, n);
+        }
     }
 
     @Override
@@ -310,19 +321,25 @@ final class UcxSocketChannel extends SocketChannel
         Object ev = org.sdp4j.ops.Jfr.ioBegin(true); // null unless a recording takes it: ioEnd then does nothing
         long n = 0;
         try {
-            return n = readImpl(dsts, offset, length, timeoutMillis);
+            for (int i = offset; i < offset + length; i++) {
+                if (dsts[i].isReadOnly()) {
+                    throw new IllegalArgumentException("Read-only buffer");
+                }
+            }
+            return n = readImpl(null, dsts, offset, length, timeoutMillis);
         } finally {
             org.sdp4j.ops.Jfr.ioEnd(ev, "ucx", remote, n);
         }
     }
 
-    private long readImpl(ByteBuffer[] dsts, int offset, int length, int timeoutMillis) throws IOException {
-        for (int i = offset; i < offset + length; i++) {
-            if (dsts[i].isReadOnly()) {
-                throw new IllegalArgumentException("Read-only buffer");
-            }
-        }
+    /** Reads into {@code one} (then {@code dsts} is null: no array allocated per read) or {@code dsts}. */
+    private long readImpl(ByteBuffer one, ByteBuffer[] dsts, int offset, int length, int timeoutMillis)
+            throws IOException {
         readLock.lock();
+        if (one != null) {
+            readOne[0] = one;
+            dsts = readOne;
+        }
         try {
             UcxConnection c = connected();
             if (inputShutdown) {
@@ -348,6 +365,7 @@ final class UcxSocketChannel extends SocketChannel
                 }
             }
         } finally {
+            readOne[0] = null;
             readLock.unlock();
         }
     }
@@ -355,7 +373,13 @@ final class UcxSocketChannel extends SocketChannel
     @Override
     public int write(ByteBuffer src) throws IOException {
         Objects.requireNonNull(src, "src");
-        return (int) write(new ByteBuffer[] {src}, 0, 1);
+        Object ev = org.sdp4j.ops.Jfr.ioBegin(false);
+        long n = 0;
+        try {
+            return (int) (n = writeImpl(src, null, 0, 1));
+        } finally {
+            org.sdp4j.ops.Jfr.ioEnd(ev, "ucx", remote, n);
+        }
     }
 
     @Override
@@ -364,14 +388,19 @@ final class UcxSocketChannel extends SocketChannel
         Object ev = org.sdp4j.ops.Jfr.ioBegin(false);
         long n = 0;
         try {
-            return n = writeImpl(srcs, offset, length);
+            return n = writeImpl(null, srcs, offset, length);
         } finally {
             org.sdp4j.ops.Jfr.ioEnd(ev, "ucx", remote, n);
         }
     }
 
-    private long writeImpl(ByteBuffer[] srcs, int offset, int length) throws IOException {
+    /** Writes from {@code one} (then {@code srcs} is null: no array allocated per write) or {@code srcs}. */
+    private long writeImpl(ByteBuffer one, ByteBuffer[] srcs, int offset, int length) throws IOException {
         writeLock.lock();
+        if (one != null) {
+            writeOne[0] = one;
+            srcs = writeOne;
+        }
         try {
             UcxConnection c = connected();
             if (outputShutdown) {
@@ -397,6 +426,7 @@ final class UcxSocketChannel extends SocketChannel
                 }
             }
         } finally {
+            writeOne[0] = null;
             writeLock.unlock();
         }
     }
