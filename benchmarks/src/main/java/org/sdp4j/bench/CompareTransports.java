@@ -87,8 +87,8 @@ public final class CompareTransports {
             // UCX's own shared-memory defaults (a 4 MiB receive pool and a 64-entry FIFO per worker), as before
             // issue 13's sdp4j.ucx.config
             "ucx-ucxdefaults", List.of("ucx", "-Dsdp4j.ucx.config="),
-            // the waits as before the shared spin policy (issue 18): the full sdp4j.ucx.poll spin, whatever the load
-            "ucx-spinalways", List.of("ucx", "-Dsdp4j.spin.policy=false"));
+            // spins as before the shared spin policy (issue 18): every turn yields, whatever the load
+            "ucx-yield", List.of("ucx", "-Dsdp4j.spin.policy=false"));
 
     /** One transport configuration and whether it can run here. */
     static final class Config {

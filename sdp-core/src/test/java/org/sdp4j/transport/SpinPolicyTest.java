@@ -27,19 +27,20 @@ class SpinPolicyTest {
         assertEquals(0, parse("0.52 0.58 0.59 99999999999/1 1"), "absurdly long");
     }
 
+    /** The sampler reads the kernel's count only while spins ask for it, and comes back when they ask again. */
     @Test
-    void theWakeUpIsMeasuredAndBoundsTheSpin() throws InterruptedException {
-        long end = System.nanoTime() + 10_000_000_000L;
-        SpinPolicy.budgetNanos(1);
-        while (!SpinPolicy.measured() && System.nanoTime() < end) {
-            Thread.sleep(10);
+    void theSamplerStopsWhenNobodyAsksAndComesBackWhenAsked() throws InterruptedException {
+        SpinPolicy.oversubscribed();
+        Thread.sleep(SpinPolicy.IDLE_NANOS / 1_000_000 + 300); // nobody asks: the sampler parks
+        long idleAt = SpinPolicy.sampledAt();
+        Thread.sleep(200);
+        assertEquals(idleAt, SpinPolicy.sampledAt(), "the sampler went on reading /proc/loadavg with nobody asking");
+        long end = System.nanoTime() + 5_000_000_000L;
+        while (SpinPolicy.sampledAt() == idleAt && System.nanoTime() < end) {
+            SpinPolicy.pause(); // a spin asks
+            Thread.sleep(1);
         }
-        assertTrue(SpinPolicy.measured(), "the wake-up cost was not measured within 10 s");
-        long w = SpinPolicy.wakeNanos();
-        assertTrue(w >= SpinPolicy.MIN_WAKE_NANOS && w <= SpinPolicy.MAX_WAKE_NANOS, "wake-up " + w + " ns");
-        assertTrue(SpinPolicy.budgetNanos(Long.MAX_VALUE) <= w, "a budget above the wake-up's cost");
-        assertEquals(0, SpinPolicy.budgetNanos(0));
-        assertEquals(0, SpinPolicy.budgetMicros(-5));
+        assertTrue(SpinPolicy.sampledAt() != idleAt, "a spin asked for 5 s and the sampler did not come back");
     }
 
     /** Machine-wide runnable threads beyond the CPUs (here: busy threads of this JVM) make a spin yield. */

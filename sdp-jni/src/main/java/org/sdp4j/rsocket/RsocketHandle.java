@@ -249,7 +249,17 @@ final class RsocketHandle {
      * seen through the flag).
      */
     int await(int fd, int events, int timeoutMillis, int busyPollMicros) throws IOException {
-        if (cmWatch.gone()) {
+        return await(fd, events, timeoutMillis, busyPollMicros, true);
+    }
+
+    /**
+     * {@link #await}; {@code watchStall} false for a connect: its connection-manager events (the reply, the
+     * established event) are librdmacm's own to read, in rpoll, and may wait longer than the stall time when many
+     * connects are queued on a loaded host (a run had the 219th of 256 simultaneous connects taken for a lost peer).
+     */
+    private int await(int fd, int events, int timeoutMillis, int busyPollMicros, boolean watchStall)
+            throws IOException {
+        if (watchStall && cmWatch.gone()) {
             return PEER_GONE;
         }
         if (timeoutMillis == 0) {
@@ -264,7 +274,7 @@ final class RsocketHandle {
             if (r != 0 || deadline.expired()) {
                 return r;
             }
-            if (cmWatch.stalled(fd)) {
+            if (watchStall && cmWatch.stalled(fd)) {
                 return PEER_GONE;
             }
         }
@@ -272,9 +282,7 @@ final class RsocketHandle {
 
     private int awaitOnce(int fd, int events, int timeoutMillis, int busyPollMicros) throws IOException {
         boolean virtual = RsocketParker.onVirtualThread();
-        // spin only while it pays (SpinPolicy: never past a wake-up's cost)
-        int spin = org.sdp4j.transport.SpinPolicy.budgetMicros(virtual
-                ? Math.min(busyPollMicros, RsocketParker.VIRTUAL_SPIN_MAX_MICROS) : busyPollMicros);
+        int spin = virtual ? Math.min(busyPollMicros, RsocketParker.VIRTUAL_SPIN_MAX_MICROS) : busyPollMicros;
         if (spin > 0 && timeoutMillis != 0) {
             long end = System.nanoTime() + spin * 1000L;
             do {
@@ -285,7 +293,11 @@ final class RsocketHandle {
                 if (closing) {
                     return Native.WOKEN; // what the eventfd would say
                 }
-                org.sdp4j.transport.SpinPolicy.pause(); // yields while the CPUs are taken
+                if (org.sdp4j.transport.SpinPolicy.enabled()) {
+                    org.sdp4j.transport.SpinPolicy.pause(); // yields while the CPUs are taken: the peer may need one
+                } else {
+                    Thread.onSpinWait(); // as before the policy (measurements side by side)
+                }
             } while (System.nanoTime() - end < 0);
         }
         return virtual ? RsocketParker.await(fd, events, wakeFd(), timeoutMillis)
@@ -333,7 +345,7 @@ final class RsocketHandle {
                 throw new SocketTimeoutException("rconnect " + d + ": connect timed out after " + timeoutMillis
                         + " ms");
             }
-            int r = await(fd, Native.POLLOUT, wait, busyPollMicros);
+            int r = await(fd, Native.POLLOUT, wait, busyPollMicros, false);
             if ((r & RsocketParker.INTERRUPTED) != 0) {
                 return INTERRUPTED;
             }

@@ -58,7 +58,7 @@ final class RsocketParker {
             throw new IllegalStateException(e);
         }
         Deadline.afterNanos(1).remainingNanos();
-        org.sdp4j.transport.SpinPolicy.budgetNanos(1); // starts its calibration, reads /proc/loadavg once
+        org.sdp4j.transport.SpinPolicy.enabled(); // starts its sampler here, not in a virtual thread's first spin
     }
 
     /** True on a virtual thread (JDK 21+); false on JDK 17 and on platform threads. */

@@ -61,7 +61,7 @@ public final class Ucx {
             CONTEXT = ctx;
             CAUSE = cause;
             // here, not in a virtual thread's first wait: class initialisation there would pin its carrier
-            org.sdp4j.transport.SpinPolicy.budgetNanos(1);
+            org.sdp4j.transport.SpinPolicy.enabled();
         }
     }
 

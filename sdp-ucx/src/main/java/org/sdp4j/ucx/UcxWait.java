@@ -135,9 +135,7 @@ final class UcxWait {
     boolean await(UcpRequest r, boolean reading, long deadline) throws IOException {
         long start = System.nanoTime();
         boolean virtual = org.sdp4j.transport.Threads.onVirtualThread();
-        // spin only while it pays (SpinPolicy: never past a wake-up's cost)
-        long spin = org.sdp4j.transport.SpinPolicy.budgetNanos(virtual ? Math.min(spinNanos, VIRTUAL_SPIN_NANOS)
-                : spinNanos);
+        long spin = virtual ? Math.min(spinNanos, VIRTUAL_SPIN_NANOS) : spinNanos;
         long spinEnd = start + spin;
         long nap = MIN_NAP_NANOS, tick = FIRST_TICK_NANOS;
         boolean slept = false;
@@ -190,7 +188,11 @@ final class UcxWait {
                     throw new SocketTimeoutException("Read timed out");
                 }
                 if (now - spinEnd < 0) {
-                    org.sdp4j.transport.SpinPolicy.pause(); // yields while the CPUs are taken: the peer may need one
+                    if (org.sdp4j.transport.SpinPolicy.enabled()) {
+                        org.sdp4j.transport.SpinPolicy.pause(); // yields while the CPUs are taken: the peer may need one
+                    } else {
+                        Thread.yield(); // as before the policy (measurements side by side)
+                    }
                     continue;
                 }
                 slept = true;
