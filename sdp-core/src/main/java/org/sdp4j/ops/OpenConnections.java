@@ -20,6 +20,21 @@ import org.sdp4j.transport.Router;
  * when asked, so the data path gains no lock and no allocation. The rule is matched when the list is read.
  */
 public final class OpenConnections {
+    /**
+     * Loads and initialises what a connection's open and close count with, for a transport's one-time start: 1,000
+     * virtual threads closing their first connections at once loaded TransportCounters together, and one of them
+     * waited for another's class loading pinned to its carrier (a jdk.VirtualThreadPinned event, VM step k).
+     */
+    public static void preload() {
+        for (Class<?> c : new Class<?>[] {Entry.class, TransportCounters.class, Counters.class}) {
+            try {
+                Class.forName(c.getName(), true, c.getClassLoader());
+            } catch (ClassNotFoundException e) {
+                throw new IllegalStateException(e);
+            }
+        }
+    }
+
     /** One open connection. */
     public static final class Entry {
         final String transport, role, detail;

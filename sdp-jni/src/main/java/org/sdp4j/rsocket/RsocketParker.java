@@ -59,6 +59,7 @@ final class RsocketParker {
         }
         Deadline.afterNanos(1).remainingNanos();
         org.sdp4j.transport.SpinPolicy.enabled(); // starts its sampler here, not in a virtual thread's first spin
+        org.sdp4j.ops.OpenConnections.preload();
     }
 
     /** True on a virtual thread (JDK 21+); false on JDK 17 and on platform threads. */

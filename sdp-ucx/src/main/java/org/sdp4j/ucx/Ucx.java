@@ -62,6 +62,7 @@ public final class Ucx {
             CAUSE = cause;
             // here, not in a virtual thread's first wait: class initialisation there would pin its carrier
             org.sdp4j.transport.SpinPolicy.enabled();
+            org.sdp4j.ops.OpenConnections.preload();
         }
     }
 
