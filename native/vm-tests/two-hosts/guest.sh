@@ -33,6 +33,10 @@
 #   smc-jcc         IBM JCC on a -> Derby on b, both 'use smc': FALLBACK_ROWS INSERTs, every row checked, SMC-R
 #   smc-native      PostgreSQL on b under sdp4j's SMC preload (socket() -> IPPROTO_SMC), pgjdbc on a on 'use smc'
 #   smc-fallback    b without a UEID: the protocol falls back to TCP on the same connection, logged with its reason
+#   wire-cut-tcp|sdp|ucx  a's NIC drops every frame it sends for about 2.5 s under a java.net reader with SO_TIMEOUT
+#                   2 s: a timeout on time and a usable socket after (or an IOException saying why once the
+#                   transport gave up, and no hang either way); wire-cut-long-* (not in the default list) cut the
+#                   wire for SDP4J_2H_LONG_CUT seconds (40) while the reads go on timing out (docs/reliability.md)
 #   jcc-both-norxe  b's rxe0 removed (rdma link delete): JCC on 'use both' makes a bounded RDMA attempt, falls back,
 #                   the second connection goes straight to TCP (negative cache), every row checked
 set -uo pipefail
@@ -56,7 +60,8 @@ jvm=(-XX:+UseSerialGC -XX:TieredStopAtLevel=1 -Xshare:auto -Djava.net.preferIPv4
 rows=${SDP4J_2H_ROWS:-4000}
 # the fallback steps prove "TCP carried it, nothing lost"; fewer rows keep the suite within its time budget
 fallback_rows=${SDP4J_2H_FALLBACK_ROWS:-1000}
-STEPS=(wire echo-net echo-nio jcc-sdp jcc-both-tcp mariadb-preload mariadb-factory ucx jcc-both-norxe)
+STEPS=(wire echo-net echo-nio jcc-sdp jcc-both-tcp mariadb-preload mariadb-factory ucx wire-cut-tcp wire-cut-sdp
+  wire-cut-ucx jcc-both-norxe)
 [ -n "${SDP4J_2H_STEPS:-}" ] && read -r -a STEPS <<< "$SDP4J_2H_STEPS"
 hw=/sys/class/infiniband/rxe0/ports/1/hw_counters
 
@@ -264,6 +269,83 @@ client_ucx_probe() {
   done
   return $rc
 }
+
+# wire-cut-tcp, wire-cut-sdp, wire-cut-ucx (issue 20): a's NIC drops every frame it
+# sends (netem loss 100%) while a java.net client under the agent reads with SO_TIMEOUT 2 s, then the wire comes back
+# (org.sdp4j.rsocket.TwoHostWireCut: the script cuts and restores when the client asks, through files). The client
+# must see a SocketTimeoutException on time and then a usable socket (the 1 KiB sent during the cut echoed, then
+# 1 MiB byte for byte), or - if the transport gave up during the cut - an IOException saying why, and every later
+# call failing at once. The verdict states which, with the times measured. b's echo server may end on a reset.
+wirecut_server() { # PORT FAMILY
+  conf $work/$step-server.conf "use $2 server * $B:$1" 'use tcp server * *:*'
+  timeout 600 "$java" "${jvm[@]}" -javaagent:"$agent"=conf=$work/$step-server.conf -cp "$tc" \
+    org.sdp4j.rsocket.TwoHostEcho server net $B "$1" 1 > "$out/$step-server.log" 2>&1 &
+  srv=$!
+  wait_for_line "$out/$step-server.log" listening 180 || { cat "$out/$step-server.log"; return 1; }
+}
+wirecut_stop() { # the echo server ends with its one connection, or on a reset when the transport gave up
+  local i
+  for ((i = 0; i < 100; i++)); do kill -0 "$srv" 2>/dev/null || break; sleep 0.2; done
+  kill "$srv" 2>/dev/null; wait "$srv" 2>/dev/null
+  grep -q 'listening' "$out/$step-server.log"
+}
+wirecut_client() { # PORT FAMILY TRANSPORT CUT-SECONDS(0: until the client asks) [JVM ARGS...]
+  local port=$1 fam=$2 tr=$3 secs=$4 c=$work/wirecut-$1 pid i mode=
+  shift 4
+  [ "$secs" != 0 ] && mode=long
+  rm -rf "$c"; mkdir -p "$c"
+  modprobe sch_netem || return 1
+  conf $work/$step-client.conf "use $fam client * $B:$port" 'use tcp client * *:*'
+  timeout 600 "$java" "${jvm[@]}" "$@" -javaagent:"$agent"=conf=$work/$step-client.conf -cp "$tc" \
+    org.sdp4j.rsocket.TwoHostWireCut $B "$port" "$c" $mode > "$out/$step-client.log" 2>&1 &
+  pid=$!
+  for ((i = 0; i < 1800; i++)); do [ -e "$c/cut" ] && break; kill -0 $pid 2>/dev/null || break; sleep 0.1; done
+  if [ -e "$c/cut" ]; then
+    tc qdisc replace dev eth0 root netem loss 100% && echo "[a] $(date +%T.%N | cut -c1-12) wire cut (eth0 egress)"
+    touch "$c/cut-on"
+  fi
+  # a short cut ends when the client asks; a long one after its seconds (or when the client is done)
+  for ((i = 0; i < 1800; i++)); do
+    [ -e "$c/restore" ] && break; kill -0 $pid 2>/dev/null || break
+    [ "$secs" != 0 ] && [ $i -ge $((secs * 10)) ] && break
+    sleep 0.1
+  done
+  touch "$c/restoring" # before the wire is back: the echo may come back within milliseconds
+  tc qdisc del dev eth0 root 2>/dev/null; echo "[a] $(date +%T.%N | cut -c1-12) wire back"
+  touch "$c/restored"
+  wait $pid; local rc=$?
+  cat "$out/$step-client.log"
+  [ $rc = 0 ] || return $rc
+  grep -q "client $B:$port .*family=$fam transport=$tr" "$out/$step-client.log" ||
+    { echo "the client's decision log does not show family=$fam transport=$tr to $B:$port"; return 3; }
+  detail=$(grep -o 'WIRE-CUT OK: .*' "$out/$step-client.log" | cut -c1-400)
+}
+expect_wire_cut_tcp="--tcp 7490"
+serve_wire_cut_tcp() { wirecut_server 7490 tcp; }
+client_wire_cut_tcp() { wirecut_client 7490 tcp tcp 0; }
+stop_wire_cut_tcp() { wirecut_stop; }
+expect_wire_cut_sdp="--rdma 7491"
+serve_wire_cut_sdp() { wirecut_server 7491 sdp; }
+client_wire_cut_sdp() { wirecut_client 7491 sdp rsocket 0; }
+stop_wire_cut_sdp() { wirecut_stop; }
+expect_wire_cut_ucx="--upgrade 7492"
+serve_wire_cut_ucx() { wirecut_server 7492 ucx; }
+client_wire_cut_ucx() { wirecut_client 7492 ucx ucx 0 "${ucx_jvm[@]}"; }
+stop_wire_cut_ucx() { wirecut_stop; }
+# wire-cut-long-*: the same with the wire cut for SDP4J_2H_LONG_CUT seconds (default 40): past RDMA's retries
+cut_secs=${SDP4J_2H_LONG_CUT:-40}
+expect_wire_cut_long_tcp="--tcp 7493"
+serve_wire_cut_long_tcp() { wirecut_server 7493 tcp; }
+client_wire_cut_long_tcp() { wirecut_client 7493 tcp tcp "$cut_secs"; }
+stop_wire_cut_long_tcp() { wirecut_stop; }
+expect_wire_cut_long_sdp="--rdma 7494"
+serve_wire_cut_long_sdp() { wirecut_server 7494 sdp; }
+client_wire_cut_long_sdp() { wirecut_client 7494 sdp rsocket "$cut_secs"; }
+stop_wire_cut_long_sdp() { wirecut_stop; }
+expect_wire_cut_long_ucx="--upgrade 7495"
+serve_wire_cut_long_ucx() { wirecut_server 7495 ucx; }
+client_wire_cut_long_ucx() { wirecut_client 7495 ucx ucx "$cut_secs" "${ucx_jvm[@]}"; }
+stop_wire_cut_long_ucx() { wirecut_stop; }
 
 derby_server() { # PORT SERVER-RULE
   rm -f $work/derby-stop
@@ -666,7 +748,7 @@ run_b() {
     [ $rc = 0 ] && rc=$src
     if [ $rc = 0 ] && declare -F "$(fn check "$step")" >/dev/null; then "$(fn check "$step")"; rc=$?; fi
     c1=$(counters)
-    min=256; case "$step" in wire) min=4 ;; jcc-both-tcp|jcc-both-norxe|ucx-fallback|smc-fallback) min=0 ;; esac
+    min=256; case "$step" in wire) min=4 ;; jcc-both-tcp|jcc-both-norxe|ucx-fallback|smc-fallback|wire-cut-*) min=0 ;; esac
     d=$(delta "$c0" "$c1" $min); drc=$?
     [ -d $hw ] || { d="no RDMA device (rxe0 deleted)"; drc=0; }
     [ $rc = 0 ] && rc=$drc
@@ -699,7 +781,7 @@ run_a() {
     await "$step.server-done" 600
     put "$step.cap-stop" 1
     await "$step.cap-off" 120
-    min=256; case "$step" in wire) min=4 ;; jcc-both-tcp|jcc-both-norxe|ucx-fallback|smc-fallback) min=0 ;; esac
+    min=256; case "$step" in wire) min=4 ;; jcc-both-tcp|jcc-both-norxe|ucx-fallback|smc-fallback|wire-cut-*) min=0 ;; esac
     d=$(delta "$c0" "$c1" $min); drc=$?
     [ $rc = 0 ] && rc=$drc
     [ -n "$detail" ] && d="$d; $detail"
