@@ -290,9 +290,9 @@ wirecut_stop() { # the echo server ends with its one connection, or on a reset w
   grep -q 'listening' "$out/$step-server.log"
 }
 wirecut_client() { # PORT FAMILY TRANSPORT CUT-SECONDS(0: until the client asks) [JVM ARGS...]
-  local port=$1 fam=$2 tr=$3 secs=$4 c=$work/wirecut-$1 pid i mode=
+  local port=$1 fam=$2 tr=$3 secs=$4 c=$work/wirecut-$1 pid i mode= grc=0 delpid=
   shift 4
-  [ "$secs" != 0 ] && mode=long
+  [ "$secs" != 0 ] && mode=${wc_mode:-long}
   rm -rf "$c"; mkdir -p "$c"
   modprobe sch_netem || return 1
   conf $work/$step-client.conf "use $fam client * $B:$port" 'use tcp client * *:*'
@@ -301,7 +301,16 @@ wirecut_client() { # PORT FAMILY TRANSPORT CUT-SECONDS(0: until the client asks)
   pid=$!
   for ((i = 0; i < 1800; i++)); do [ -e "$c/cut" ] && break; kill -0 $pid 2>/dev/null || break; sleep 0.1; done
   if [ -e "$c/cut" ]; then
-    tc qdisc replace dev eth0 root netem loss 100% && echo "[a] $(date +%T.%N | cut -c1-12) wire cut (eth0 egress)"
+    if [ "$mode" = gone ]; then
+      # in the background: the kernel completes the removal only once every user of the device let go of it (rdma_cm
+      # tells them with a DEVICE_REMOVAL event); the client must see its connection fail while that is pending
+      echo "[a] $(date +%T.%N | cut -c1-12) deleting rxe0 under the open connection"
+      (timeout 120 rdma link delete rxe0; echo "[a] $(date +%T.%N | cut -c1-12) rdma link delete rxe0: status $?") &
+      delpid=$!
+      for ((i = 0; i < 100; i++)); do kill -0 $delpid 2>/dev/null || break; sleep 0.1; done # gone, or 10 s
+    else
+      tc qdisc replace dev eth0 root netem loss 100% && echo "[a] $(date +%T.%N | cut -c1-12) wire cut (eth0 egress)"
+    fi
     touch "$c/cut-on"
   fi
   # a short cut ends when the client asks; a long one after its seconds (or when the client is done)
@@ -311,9 +320,17 @@ wirecut_client() { # PORT FAMILY TRANSPORT CUT-SECONDS(0: until the client asks)
     sleep 0.1
   done
   touch "$c/restoring" # before the wire is back: the echo may come back within milliseconds
-  tc qdisc del dev eth0 root 2>/dev/null; echo "[a] $(date +%T.%N | cut -c1-12) wire back"
+  if [ "$mode" = gone ]; then
+    wait $pid; grc=$? # the device comes back only after the client saw its connection fail (or gave up)
+    wait $delpid
+    rdma link add rxe0 type rxe netdev eth0 && echo "[a] $(date +%T.%N | cut -c1-12) rxe0 added again"
+    rdma link show rxe0/1
+  else
+    tc qdisc del dev eth0 root 2>/dev/null; echo "[a] $(date +%T.%N | cut -c1-12) wire back"
+  fi
   touch "$c/restored"
-  wait $pid; local rc=$?
+  local rc
+  if [ "$mode" = gone ]; then rc=$grc; else wait $pid; rc=$?; fi
   cat "$out/$step-client.log"
   [ $rc = 0 ] || return $rc
   grep -q "client $B:$port .*family=$fam transport=$tr" "$out/$step-client.log" ||
@@ -332,6 +349,16 @@ expect_wire_cut_ucx="--upgrade 7492"
 serve_wire_cut_ucx() { wirecut_server 7492 ucx; }
 client_wire_cut_ucx() { wirecut_client 7492 ucx ucx 0 "${ucx_jvm[@]}"; }
 stop_wire_cut_ucx() { wirecut_stop; }
+# device-gone-sdp, device-gone-ucx (issue 20; on request): a deletes its rxe0 under the open connection (and adds it
+# back after): the client's reads must end in an IOException within 30 s and every later call fail; the JVM lives
+expect_device_gone_sdp="--rdma 7496"
+serve_device_gone_sdp() { wirecut_server 7496 sdp; }
+client_device_gone_sdp() { wc_mode=gone wirecut_client 7496 sdp rsocket 60; }
+stop_device_gone_sdp() { wirecut_stop; }
+expect_device_gone_ucx="--upgrade 7497"
+serve_device_gone_ucx() { wirecut_server 7497 ucx; }
+client_device_gone_ucx() { wc_mode=gone wirecut_client 7497 ucx ucx 60 "${ucx_jvm[@]}"; }
+stop_device_gone_ucx() { wirecut_stop; }
 # wire-cut-long-*: the same with the wire cut for SDP4J_2H_LONG_CUT seconds (default 40): past RDMA's retries
 cut_secs=${SDP4J_2H_LONG_CUT:-40}
 expect_wire_cut_long_tcp="--tcp 7493"
@@ -748,7 +775,7 @@ run_b() {
     [ $rc = 0 ] && rc=$src
     if [ $rc = 0 ] && declare -F "$(fn check "$step")" >/dev/null; then "$(fn check "$step")"; rc=$?; fi
     c1=$(counters)
-    min=256; case "$step" in wire) min=4 ;; jcc-both-tcp|jcc-both-norxe|ucx-fallback|smc-fallback|wire-cut-*) min=0 ;; esac
+    min=256; case "$step" in wire) min=4 ;; jcc-both-tcp|jcc-both-norxe|ucx-fallback|smc-fallback|wire-cut-*|device-gone-*) min=0 ;; esac
     d=$(delta "$c0" "$c1" $min); drc=$?
     [ -d $hw ] || { d="no RDMA device (rxe0 deleted)"; drc=0; }
     [ $rc = 0 ] && rc=$drc
@@ -781,7 +808,7 @@ run_a() {
     await "$step.server-done" 600
     put "$step.cap-stop" 1
     await "$step.cap-off" 120
-    min=256; case "$step" in wire) min=4 ;; jcc-both-tcp|jcc-both-norxe|ucx-fallback|smc-fallback|wire-cut-*) min=0 ;; esac
+    min=256; case "$step" in wire) min=4 ;; jcc-both-tcp|jcc-both-norxe|ucx-fallback|smc-fallback|wire-cut-*|device-gone-*) min=0 ;; esac
     d=$(delta "$c0" "$c1" $min); drc=$?
     [ $rc = 0 ] && rc=$drc
     [ -n "$detail" ] && d="$d; $detail"

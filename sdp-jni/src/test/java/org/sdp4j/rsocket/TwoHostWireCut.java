@@ -25,6 +25,8 @@ import java.util.Random;
  * <li>asks for the wire back ({@code CTL/restore}, answered by {@code CTL/restored}) and, if the socket survived,
  * reads the 1 KiB echo and then echoes 1 MiB byte for byte: the socket stayed usable.</li>
  * </ol>
+ * With {@code gone}, the "cut" is the removal of this host's RDMA device (the script deletes rxe0, and adds it back
+ * at the end): the reads must end in an IOException within 30 s, and every later call must fail.
  * With {@code long}, the script ends the cut by itself after its own time (long enough for RDMA's retries to give
  * up) and the reads go on timing out meanwhile, as a pool's idle check would. Prints one verdict line
  * ({@code WIRE-CUT ...}) with the times it measured; exit 0 when the transport behaved as
@@ -32,13 +34,16 @@ import java.util.Random;
  */
 public final class TwoHostWireCut {
     private static final int TIMEOUT_MS = 2000;
+    /** With {@code gone} (the RDMA device removed under the connection): the transport must fail within this. */
+    private static final long GONE_BOUND_MS = 30_000;
 
     public static void main(String[] args) throws Exception {
         if (args.length != 3 && args.length != 4) {
             System.err.println("usage: TwoHostWireCut HOST PORT CTL_DIR [long]");
             System.exit(2);
         }
-        boolean longCut = args.length == 4 && args[3].equals("long");
+        boolean gone = args.length == 4 && args[3].equals("gone");
+        boolean longCut = gone || args.length == 4 && args[3].equals("long");
         InetSocketAddress to = new InetSocketAddress(InetAddress.getByName(args[0]), Integer.parseInt(args[1]));
         Path ctl = Path.of(args[2]);
         Random rnd = new Random(42);
@@ -52,7 +57,17 @@ public final class TwoHostWireCut {
             rnd.nextBytes(pending);
             signal(ctl, "cut", "cut-on");
             long cutAt = System.nanoTime();
-            out.write(pending); // into the transport's buffers: it cannot leave this host until the wire is back
+            try {
+                out.write(pending); // into the transport's buffers: it cannot leave this host until the wire is back
+            } catch (IOException e) {
+                if (!gone) {
+                    throw e;
+                }
+                // the transport knew the device was gone: the write says so; every later call must fail too
+                System.out.println("WIRE-CUT OK: the transport gave up: a write " + ms(cutAt) + " ms after the device "
+                        + "was gone failed: " + e + "; " + laterFails(s, in, out));
+                return;
+            }
             long wrote = ms(cutAt);
             if (wrote > TIMEOUT_MS) { // a 1 KiB write must not wait for the wire (TCP's does not)
                 System.out.println("WIRE-CUT FAIL: writing 1 KiB during the cut took " + wrote + " ms");
@@ -88,6 +103,11 @@ public final class TwoHostWireCut {
                                 + TIMEOUT_MS + "): not on time");
                         System.exit(1);
                     }
+                    if (gone && ms(cutAt) > GONE_BOUND_MS) {
+                        System.out.println("WIRE-CUT FAIL: no IOException within " + GONE_BOUND_MS + " ms after the "
+                                + "RDMA device was removed (" + timeouts + " read timeouts)");
+                        System.exit(1);
+                    }
                     if (longCut && !Files.exists(ctl.resolve("restoring"))) {
                         continue; // the script ends the cut by itself: read on, as a pool's idle check would
                     }
@@ -104,8 +124,12 @@ public final class TwoHostWireCut {
             System.out.println(during);
             if (!longCut) {
                 signal(ctl, "restore", "restored");
-            } else {
+            } else if (!gone) {
                 await(ctl, "restored", 600);
+            }
+            if (gone && survived) {
+                System.out.println("WIRE-CUT FAIL: the connection outlived its RDMA device: " + during);
+                System.exit(1);
             }
             long restoredAt = System.nanoTime();
             System.out.println("wire cut for " + ms(cutAt) + " ms");
@@ -126,25 +150,27 @@ public final class TwoHostWireCut {
                 System.out.println("WIRE-CUT OK: " + during + "; the socket stayed usable: the 1 KiB sent before the "
                         + "cut was echoed " + back + " ms after the wire came back, then 1 MiB byte for byte");
             } else {
-                // given up: every later call must fail at once, saying why, never wait
-                long t1 = System.nanoTime();
-                try {
-                    out.write(new byte[16]);
-                    s.setSoTimeout(10_000);
-                    int n = in.read(got);
-                    System.out.println("WIRE-CUT FAIL: after the transport gave up, "
-                            + (n < 0 ? "a later read saw end-of-stream" : "a later read returned " + n + " bytes"));
-                    System.exit(1);
-                } catch (SocketTimeoutException e) {
-                    System.out.println("WIRE-CUT FAIL: after the transport gave up, a later read waited out its "
-                            + "timeout: " + e);
-                    System.exit(1);
-                } catch (IOException e) {
-                    System.out.println("WIRE-CUT OK: " + during + "; a later write/read failed in " + ms(t1) + " ms: "
-                            + e);
-                }
+                System.out.println("WIRE-CUT OK: " + during + "; " + laterFails(s, in, out));
             }
         }
+    }
+
+    /** After the transport gave up: a later write and read must fail at once, saying why, never wait. */
+    private static String laterFails(Socket s, InputStream in, OutputStream out) throws IOException {
+        long t1 = System.nanoTime();
+        try {
+            out.write(new byte[16]);
+            s.setSoTimeout(10_000);
+            int n = in.read(new byte[16]);
+            System.out.println("WIRE-CUT FAIL: after the transport gave up, "
+                    + (n < 0 ? "a later read saw end-of-stream" : "a later read returned " + n + " bytes"));
+        } catch (SocketTimeoutException e) {
+            System.out.println("WIRE-CUT FAIL: after the transport gave up, a later read waited out its timeout: " + e);
+        } catch (IOException e) {
+            return "a later write/read failed in " + ms(t1) + " ms: " + e;
+        }
+        System.exit(1);
+        return null;
     }
 
     private static void echo(InputStream in, OutputStream out, Random rnd, int size) throws IOException {

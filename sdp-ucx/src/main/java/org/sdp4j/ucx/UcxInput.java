@@ -164,7 +164,8 @@ final class UcxInput {
                 return false;
             }
             throw new SocketException(conn.gone != null ? "Connection reset: " + conn.gone
-                    : "UCX stream receive failed, status " + r.getStatus());
+                    : conn.endpointError != null ? "Connection reset: the UCX endpoint failed: " + conn.endpointError
+                    : "UCX stream receive failed: " + UcxWait.status(r.getStatus()));
         }
         pos = 0;
         lim = (int) r.getRecvSize();

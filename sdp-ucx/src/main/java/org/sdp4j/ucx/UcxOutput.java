@@ -113,6 +113,10 @@ final class UcxOutput {
     }
 
     private void failIfPeerEnded() throws SocketException {
+        String failed = conn.endpointError;
+        if (failed != null) { // this side's own endpoint failed (a dead queue pair, a removed device): say that
+            throw new SocketException("Connection reset: the UCX endpoint failed: " + failed);
+        }
         if (conn.gone != null) {
             throw new SocketException("Broken pipe: " + conn.gone);
         }
@@ -149,7 +153,7 @@ final class UcxOutput {
         }
         pending = null;
         if (r.getStatus() != 0) {
-            throw new SocketException("UCX stream send failed, status " + r.getStatus());
+            throw new SocketException("UCX stream send failed: " + UcxWait.status(r.getStatus()));
         }
         return true;
     }

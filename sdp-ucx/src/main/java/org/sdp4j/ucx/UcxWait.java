@@ -41,6 +41,26 @@ final class UcxWait {
         this.ep = ep;
     }
 
+    /**
+     * A UCX status in words ({@code ucs/type/status.h}): a program's log should say "connection reset by the peer's
+     * UCX", not "-25". Across hosts a peer whose device or queue pair died resets the stream this way.
+     */
+    static String status(int s) {
+        String name = switch (s) {
+            case -3 -> "UCS_ERR_IO_ERROR";
+            case -6 -> "UCS_ERR_UNREACHABLE";
+            case -14 -> "UCS_ERR_NO_DEVICE";
+            case -16 -> "UCS_ERR_CANCELED";
+            case -20 -> "UCS_ERR_TIMED_OUT";
+            case -23 -> "UCS_ERR_REJECTED";
+            case -24 -> "UCS_ERR_NOT_CONNECTED";
+            case -25 -> "UCS_ERR_CONNECTION_RESET (the peer's side of the connection was torn down)";
+            case -80 -> "UCS_ERR_ENDPOINT_TIMEOUT (the transport gave up on the peer)";
+            default -> s <= -40 && s >= -59 ? "a link failure" : s <= -60 && s >= -89 ? "an endpoint failure" : null;
+        };
+        return "status " + s + (name != null ? " " + name : "");
+    }
+
     static IOException failure(String what, RuntimeException e) {
         return new SocketException("UCX " + what + " failed: " + e.getMessage());
     }
