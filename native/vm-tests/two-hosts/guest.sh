@@ -37,6 +37,8 @@
 #                   2 s: a timeout on time and a usable socket after (or an IOException saying why once the
 #                   transport gave up, and no hang either way); wire-cut-long-* (not in the default list) cut the
 #                   wire for SDP4J_2H_LONG_CUT seconds (40) while the reads go on timing out (docs/reliability.md)
+#   device-gone-sdp|ucx (not in the default list) a deletes its rxe0 under the open connection: an IOException
+#                   within 30 s is required (sdp fails it today: docs/reliability.md); rxe0 is added back after
 #   jcc-both-norxe  b's rxe0 removed (rdma link delete): JCC on 'use both' makes a bounded RDMA attempt, falls back,
 #                   the second connection goes straight to TCP (negative cache), every row checked
 set -uo pipefail
