@@ -24,6 +24,7 @@
 #                   rendezvous on RDMA-CM's port space, the TCP connection carrying only the upgrade and end-of-stream)
 #   ucx-lossy       (not in the default list) the same with both NICs dropping 2% of the frames they send; fails
 #                   about one run in five: a queue pair in error is not yet an IOException (docs/ucx.md)
+#   sdp-lossy       (not in the default list) echo-net with both NICs dropping 2% of their frames
 #   ucx-nio         (not in the default list) the same with NIO channels on both ends
 #   ucx-fallback    (not in the default list) 'use ucx' client -> TCP-only listener on b: bounded attempt, TCP carries it
 #   ucx-probe       (not in the default list) ucx_info and ucx_perftest over rxe0 between the guests
@@ -215,6 +216,15 @@ serve_ucx_lossy() { lossy || return 1; ucx_server net 7479; }
 client_ucx_lossy() { lossy || return 1; ucx_client net 7479; local rc=$?; unlossy; return $rc; }
 stop_ucx_lossy() { local rc; stop_server; rc=$?; unlossy; return $rc; }
 check_ucx_lossy() { ucx_check net 7479; }
+
+# sdp-lossy (not in the default list; issue 20): echo-net's java.net echo on 'use sdp' with both NICs dropping 2% of
+# the frames they send: rsockets' RC queue pairs retransmit; every byte must arrive (or the connection fail with an
+# IOException - never a silent wait)
+expect_sdp_lossy="--rdma 7498"
+serve_sdp_lossy() { lossy || return 1; echo_server net 7498 sdp; }
+client_sdp_lossy() { lossy || return 1; echo_client net 7498 sdp rsocket; local rc=$?; unlossy; return $rc; }
+stop_sdp_lossy() { local rc; stop_server; rc=$?; unlossy; return $rc; }
+check_sdp_lossy() { echo_server_check 7498 sdp rsocket; }
 
 # ucx-nio (not in the default list): the same with NIO SocketChannel/ServerSocketChannel on both ends
 expect_ucx_nio="--upgrade 7478"
