@@ -320,6 +320,9 @@ wirecut_client() { # PORT FAMILY TRANSPORT CUT-SECONDS(0: until the client asks)
       (timeout 120 rdma link delete rxe0; echo "[a] $(date +%T.%N | cut -c1-12) rdma link delete rxe0: status $?") &
       delpid=$!
       for ((i = 0; i < 100; i++)); do kill -0 $delpid 2>/dev/null || break; sleep 0.1; done # gone, or 10 s
+      # what the kernel shows meanwhile (for the transports' detection of a removed device)
+      echo "[a] devices: $(ls /sys/class/infiniband/ 2>/dev/null | tr '\n' ' ')port state: $(timeout 5 cat \
+        /sys/class/infiniband/rxe0/ports/1/state 2>&1); rdma link: $(timeout 5 rdma link show 2>&1 | tr '\n' ' ')"
     else
       tc qdisc replace dev eth0 root netem loss 100% && echo "[a] $(date +%T.%N | cut -c1-12) wire cut (eth0 egress)"
     fi
