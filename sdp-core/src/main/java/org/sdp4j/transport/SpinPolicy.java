@@ -48,19 +48,21 @@ public final class SpinPolicy {
 
     /**
      * One turn of a spin: gives the CPU away ({@code Thread.yield()}) while more threads are runnable than there are
-     * CPUs, else only hints the processor ({@code Thread.onSpinWait()}, no system call).
+     * CPUs, else only hints the processor ({@code Thread.onSpinWait()}, no system call). Under {@code
+     * -Dsdp4j.spin.policy=false} the turn is what the transport did before: {@code yieldBefore} (ucx) or not
+     * (rsockets).
      */
-    public static void pause() {
-        if (oversubscribed()) {
+    public static void pause(boolean yieldBefore) {
+        if (ENABLED ? oversubscribed() : yieldBefore) {
             Thread.yield();
         } else {
             Thread.onSpinWait();
         }
     }
 
-    /** False under {@code -Dsdp4j.spin.policy=false}: a transport then turns its spins as it did before. */
-    public static boolean enabled() {
-        return ENABLED;
+    /** Starts the sampler (at a transport's one-time start, not in a virtual thread's first spin). */
+    public static void start() {
+        // loading this class started it
     }
 
     /** More threads runnable than CPUs, by the latest sample (the sampler is woken if it had stopped). */
@@ -69,12 +71,19 @@ public final class SpinPolicy {
             return false;
         }
         long now = System.nanoTime();
-        askedAt = now;
+        if (now - askedAt > SAMPLE_NANOS) {
+            askedAt = now; // once a sample period, not on every turn of every spinner
+        }
         if (now - sampledAt > 3 * SAMPLE_NANOS && !samplerAwake) {
             samplerAwake = true; // racy by design: at worst a second unpark
             LockSupport.unpark(SAMPLER);
         }
         return runnable > CPUS;
+    }
+
+    /** The sampler thread (tests watch it park). */
+    static Thread sampler() {
+        return SAMPLER;
     }
 
     /** When the latest sample was taken (nanoTime). */

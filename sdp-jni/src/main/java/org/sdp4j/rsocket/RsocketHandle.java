@@ -293,11 +293,7 @@ final class RsocketHandle {
                 if (closing) {
                     return Native.WOKEN; // what the eventfd would say
                 }
-                if (org.sdp4j.transport.SpinPolicy.enabled()) {
-                    org.sdp4j.transport.SpinPolicy.pause(); // yields while the CPUs are taken: the peer may need one
-                } else {
-                    Thread.onSpinWait(); // as before the policy (measurements side by side)
-                }
+                org.sdp4j.transport.SpinPolicy.pause(false); // yields while the CPUs are taken: the peer may need one
             } while (System.nanoTime() - end < 0);
         }
         return virtual ? RsocketParker.await(fd, events, wakeFd(), timeoutMillis)

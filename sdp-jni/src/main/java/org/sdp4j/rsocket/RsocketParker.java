@@ -58,7 +58,7 @@ final class RsocketParker {
             throw new IllegalStateException(e);
         }
         Deadline.afterNanos(1).remainingNanos();
-        org.sdp4j.transport.SpinPolicy.enabled(); // starts its sampler here, not in a virtual thread's first spin
+        org.sdp4j.transport.SpinPolicy.start(); // starts its sampler here, not in a virtual thread's first spin
         org.sdp4j.ops.OpenConnections.preload();
     }
 

@@ -61,7 +61,7 @@ public final class Ucx {
             CONTEXT = ctx;
             CAUSE = cause;
             // here, not in a virtual thread's first wait: class initialisation there would pin its carrier
-            org.sdp4j.transport.SpinPolicy.enabled();
+            org.sdp4j.transport.SpinPolicy.start();
             org.sdp4j.ops.OpenConnections.preload();
         }
     }

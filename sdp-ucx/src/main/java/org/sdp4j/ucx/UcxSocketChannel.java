@@ -297,16 +297,7 @@ final class UcxSocketChannel extends SocketChannel
     @Override
     public int read(ByteBuffer dst) throws IOException {
         Objects.requireNonNull(dst, "dst");
-        if (dst.isReadOnly()) {
-            throw new IllegalArgumentException("Read-only buffer");
-        }
-        Object ev = org.sdp4j.ops.Jfr.ioBegin(true);
-        long n = 0;
-        try {
-            return (int) (n = readImpl(dst, null, 0, 1, 0));
-        } finally {
-            org.sdp4j.ops.Jfr.ioEnd(ev, "ucx", remote, n);
-        }
+        return (int) read(dst, null, 0, 1, 0);
     }
 
     @Override
@@ -318,15 +309,21 @@ final class UcxSocketChannel extends SocketChannel
     /** Blocking mode waits at most {@code timeoutMillis} (0: no limit): the socket adaptor's SO_TIMEOUT. */
     @Override
     public long read(ByteBuffer[] dsts, int offset, int length, int timeoutMillis) throws IOException {
+        return read(null, dsts, offset, length, timeoutMillis);
+    }
+
+    /** Every read: into {@code one} ({@code dsts} null: no array per call) or {@code dsts}, recorded for JFR. */
+    private long read(ByteBuffer one, ByteBuffer[] dsts, int offset, int length, int timeoutMillis)
+            throws IOException {
         Object ev = org.sdp4j.ops.Jfr.ioBegin(true); // null unless a recording takes it: ioEnd then does nothing
         long n = 0;
         try {
             for (int i = offset; i < offset + length; i++) {
-                if (dsts[i].isReadOnly()) {
+                if ((one != null ? one : dsts[i]).isReadOnly()) {
                     throw new IllegalArgumentException("Read-only buffer");
                 }
             }
-            return n = readImpl(null, dsts, offset, length, timeoutMillis);
+            return n = readImpl(one, dsts, offset, length, timeoutMillis);
         } finally {
             org.sdp4j.ops.Jfr.ioEnd(ev, "ucx", remote, n);
         }
@@ -373,22 +370,21 @@ final class UcxSocketChannel extends SocketChannel
     @Override
     public int write(ByteBuffer src) throws IOException {
         Objects.requireNonNull(src, "src");
-        Object ev = org.sdp4j.ops.Jfr.ioBegin(false);
-        long n = 0;
-        try {
-            return (int) (n = writeImpl(src, null, 0, 1));
-        } finally {
-            org.sdp4j.ops.Jfr.ioEnd(ev, "ucx", remote, n);
-        }
+        return (int) write(src, null, 0, 1);
     }
 
     @Override
     public long write(ByteBuffer[] srcs, int offset, int length) throws IOException {
         Objects.checkFromIndexSize(offset, length, srcs.length);
+        return write(null, srcs, offset, length);
+    }
+
+    /** Every write: from {@code one} ({@code srcs} null: no array per call) or {@code srcs}, recorded for JFR. */
+    private long write(ByteBuffer one, ByteBuffer[] srcs, int offset, int length) throws IOException {
         Object ev = org.sdp4j.ops.Jfr.ioBegin(false);
         long n = 0;
         try {
-            return n = writeImpl(null, srcs, offset, length);
+            return n = writeImpl(one, srcs, offset, length);
         } finally {
             org.sdp4j.ops.Jfr.ioEnd(ev, "ucx", remote, n);
         }

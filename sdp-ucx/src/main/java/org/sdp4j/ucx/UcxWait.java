@@ -208,11 +208,8 @@ final class UcxWait {
                     throw new SocketTimeoutException("Read timed out");
                 }
                 if (now - spinEnd < 0) {
-                    if (org.sdp4j.transport.SpinPolicy.enabled()) {
-                        org.sdp4j.transport.SpinPolicy.pause(); // yields while the CPUs are taken: the peer may need one
-                    } else {
-                        Thread.yield(); // as before the policy (measurements side by side)
-                    }
+                    // yields while the CPUs are taken: the peer may need one
+                    org.sdp4j.transport.SpinPolicy.pause(true);
                     continue;
                 }
                 slept = true;
