@@ -6,7 +6,7 @@
 #      installed: Maven runs on 17, surefire/failsafe fork the tests on the other JDK (-Djvm)
 #   4. the RDMA tests inside a soft-RoCE qemu VM (native/vm/run-in-vm.sh), unless SDP4J_SKIP_VM=1
 #   5. the two-host suite: two VMs on one virtual wire (native/vm/two-hosts.sh), unless SDP4J_SKIP_VM=1 or
-#      SDP4J_SKIP_TWO_HOSTS=1
+#      SDP4J_SKIP_TWO_HOSTS=1; then the same on Linux 6.12 for `use smc`, and the contract on SMC-R in one guest
 set -euo pipefail
 cd "$(dirname "$0")"
 native/install-deps.sh
@@ -62,4 +62,10 @@ if [ "${SDP4J_SKIP_VM:-0}" != 1 ] && [ "${SDP4J_SKIP_TWO_HOSTS:-0}" != 1 ] && [ 
   kver=$(native/vm/smc-kernel.sh)
   SDP4J_VM_KERNEL=$kver SDP4J_2H_STEPS="${SDP4J_2H_SMC_STEPS:-wire smc-echo smc-echo-nio smc-jcc smc-native smc-fallback}" \
     SDP4J_2H_FALLBACK_ROWS=${SDP4J_2H_FALLBACK_ROWS:-1000} native/vm/two-hosts.sh -t 900
+  # the transport contract on SMC-R itself: one 6.12 guest with a veth wire of its own between two rxe devices
+  # (a connection to one's own address would go through lo and fall back); on Temurin 25 where installed, so that
+  # the virtual-thread tests run too
+  echo "== The transport contract on SMC-R (one Linux 6.12 guest, a veth wire of its own)"
+  cjdk=$jdk17; [ -x "$jdk25/bin/java" ] && cjdk=$jdk25
+  JAVA_HOME=$cjdk SDP4J_VM_KERNEL=$kver native/vm/run-in-vm.sh -t 900 -- native/vm-tests/smc-wire.sh
 fi

@@ -63,18 +63,8 @@ run nio 7481 org.sdp4j.e2e.apps.NioEchoMain
 
 # the transport contract with both ends on smc (sdp-jni's SmcContractTest): on one host TCP by the protocol under
 # SMC sockets, so this is the JDK's socket semantics kept by sdp4j's SMC conversion, not SMC-R's data path
-launcher=$repo/sdp-jni/target/vm-lib/junit-platform-console-standalone.jar
-core=$repo/sdp-core/target/classes
-ccp="$jcp:$repo/sdp-jni/target/classes:$core:$repo/sdp-core/target/test-classes"
-timeout -s KILL 900 "$java" -XX:+UseSerialGC -XX:TieredStopAtLevel=1 -Djava.net.preferIPv4Stack=true \
-  --add-exports java.base/sun.nio.ch=ALL-UNNAMED --add-opens java.base/java.net=ALL-UNNAMED \
-  --add-opens java.base/sun.nio.ch=ALL-UNNAMED -Dsdp4j.test.address=$addr -Dsdp4j.contract.classpath="$ccp:$launcher" \
-  -jar "$launcher" execute --disable-banner --details=tree --fail-if-no-tests -cp "$ccp" \
-  --select-class org.sdp4j.smc.contract.SmcContractTest --reports-dir "$out/junit-smc-contract" > "$out/smc-contract.log" 2>&1
-rc=$?
-sed 's/\x1b\[[0-9;]*m//g' "$out/smc-contract.log" | grep -a '✘' | head -20
-tests=$(grep -Eo '[0-9]+ tests (successful|failed|skipped|aborted)' "$out/smc-contract.log" | tr '\n' ' ')
-if [ $rc = 0 ] && grep -q ' 0 tests failed' "$out/smc-contract.log"; then ok "contract on smc sockets: $tests"
-else bad "contract on smc sockets (status $rc): $tests"; tail -30 "$out/smc-contract.log"; fi
+. "$repo/native/vm-tests/smc-contract.sh"
+if smc_contract smc-contract $addr; then ok "contract on smc sockets: $contract_counts"
+else bad "contract on smc sockets ($contract_counts)"; fi
 echo "$passed passed, $failed failed"
 [ "$failed" = 0 ]

@@ -78,6 +78,7 @@ public abstract class CloseContract extends ContractBase {
 
     @Test
     void shutdownInputWakesABlockedReader() throws Exception {
+        limitation(Limitation.SHUTDOWN_INPUT_NO_WAKE);
         Pair p = pair();
         InputStream in = p.client.getInputStream();
         Blocked.Call<Integer> r = Blocked.call(() -> in.read());

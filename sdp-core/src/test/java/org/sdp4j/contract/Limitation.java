@@ -11,6 +11,8 @@ public enum Limitation {
     BACKLOG_UNBOUNDED,
     /** No abortive close: SO_LINGER 0 then close reaches the peer as an orderly end of stream, not a reset. */
     NO_RESET,
+    /** shutdownInput() does not wake a java.net reader already blocked in read(); later reads see end of stream. */
+    SHUTDOWN_INPUT_NO_WAKE,
     /** TCP_NODELAY reads true before any set: the transport never delays small writes. */
     TCP_NODELAY_DEFAULT_ON;
 
