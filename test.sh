@@ -41,8 +41,8 @@ if [ "${SDP4J_SKIP_VM:-0}" != 1 ] && [ -x native/vm/run-in-vm.sh ]; then
 fi
 
 # Two guests on one virtual wire (native/vm/two-hosts.sh): java.net/NIO echo, JCC <-> Derby on sdp and both
-# (fallbacks included), MariaDB under the preload, UCX across hosts, a cut wire under tcp, sdp and ucx,
-# across the wire, each step checked from its own capture.
+# (fallbacks included), MariaDB under the preload, UCX across hosts, a cut wire under tcp, sdp and ucx, an RDMA
+# device removed under sdp and ucx connections, each step checked from its own capture.
 if [ "${SDP4J_SKIP_VM:-0}" != 1 ] && [ "${SDP4J_SKIP_TWO_HOSTS:-0}" != 1 ] && [ -x native/vm/two-hosts.sh ]; then
   echo "== Two hosts: two soft-RoCE qemu VMs on one virtual wire"
   native/vm/setup.sh

@@ -504,6 +504,13 @@ static void check_smc(void)
 	CHECK(!fj_pending || (!strcmp(fj_exc_class, SOCKX) && strstr(fj_exc_msg, "SMC_GEN_NETLINK")),
 	      "ueids: %s %s", fj_exc_class, fj_exc_msg);
 	fj_clear();
+	{ /* the RDMA device list: a string (one line per device), or an exception naming NETLINK_RDMA */
+		jstring links = Java_org_sdp4j_rsocket_Native_rdmaLinks(env, C);
+
+		CHECK(fj_pending ? !strcmp(fj_exc_class, SOCKX) && strstr(fj_exc_msg, "NETLINK_RDMA") != NULL
+				 : links != NULL, "rdmaLinks: %s %s", fj_exc_class, fj_exc_msg);
+		fj_clear();
+	}
 	how = Java_org_sdp4j_smc_SmcNative_probe(env, C);
 	if (fj_pending) {
 		CHECK(!strcmp(fj_exc_class, SOCKX) && strstr(fj_exc_msg, "the kernel has no SMC: socket(AF_INET"),

@@ -105,6 +105,15 @@ final class Native {
      */
     static native int poll(int fd, int events, int wakeFd, int timeoutMillis) throws IOException;
 
+    /**
+     * The RDMA devices the kernel has registered, over RDMA netlink as {@code rdma link show} reads them: one line
+     * per device, "INDEX NAME NETDEV..." (the kernel's device index, kept across a rename; its ports' netdevs). A
+     * device being removed leaves this list at once, while
+     * sysfs keeps it until every user lets go (native/src/sdp4j_nldev.c). Throws naming NETLINK_RDMA when the list
+     * cannot be read.
+     */
+    static native String rdmaLinks() throws IOException;
+
     /** Whether connected rsocket fd's rdma_cm channel holds an unread event (false over a stand-in library). */
     static native boolean cmEventPending(int fd) throws IOException;
 

@@ -19,7 +19,8 @@ import org.sdp4j.transport.Props;
  * also waits for librdmacm's service thread to answer. So the rclose runs on a closer thread and the caller waits
  * at most {@code sdp4j.rsocket.closeTimeout} ms (default 10000; 0: no wait at all) for it, parked, never blocking
  * a virtual thread's carrier in native code; past the bound the caller returns, the close goes on in the
- * background, and one line says so. A close that was known to hang ({@link CmStallWatch}: peer gone) does not wait.
+ * background, and one line says so. A close that was known to hang ({@link CmStallWatch}: peer gone; {@link RdmaDeviceWatch}: device removed) does
+ * not wait.
  */
 final class RsocketCloser {
     private RsocketCloser() {}

@@ -35,6 +35,11 @@ final class RsocketHandle {
      */
     static final int PEER_GONE = 0x40000;
     static final String PEER_GONE_MESSAGE = "Connection reset: the peer disconnected (librdmacm left its disconnect unread)";
+    /**
+     * In a result of {@link #await}: the RDMA device under the connection left the kernel's device list
+     * ({@link RdmaDeviceWatch}); reads and writes throw {@link RdmaDeviceWatch#goneMessage}.
+     */
+    static final int DEVICE_GONE = 0x80000;
     /** How long one wait of accept watches the listener before re-checking (ms). */
     private static final int ACCEPT_SLICE_MS = 100;
     /** After a connection request: retries of raccept at 1, 2, 4 .. 32 ms, then 32 ms, up to this many. */
@@ -48,6 +53,9 @@ final class RsocketHandle {
     private final List<Poller> pollers = new ArrayList<>(1);
     private volatile boolean closing; // volatile: read without the lock by the busy-poll loop
     private final CmStallWatch cmWatch = new CmStallWatch();
+    /** The RDMA device carrying the connection (null: not known, not watched); set once it is established. */
+    private volatile RdmaDeviceWatch.Device device;
+    private volatile boolean deviceGone;
     /** Bytes received and sent, for stat and JMX ({@link #track}); one atomic add per call, no allocation. */
     final java.util.concurrent.atomic.AtomicLong bytesIn = new java.util.concurrent.atomic.AtomicLong(),
             bytesOut = new java.util.concurrent.atomic.AtomicLong();
@@ -127,7 +135,7 @@ final class RsocketHandle {
                 rfd = efd = -1;
             }
         }
-        RsocketCloser.closeQuietly(fd, ev, !cmWatch.gone());
+        RsocketCloser.closeQuietly(fd, ev, closeMayFinish());
     }
 
     boolean isClosing() {
@@ -166,10 +174,19 @@ final class RsocketHandle {
         exit();
     }
 
+    /**
+     * Whether a close should wait (bounded) for rclose: not once the peer is known gone or the device removed, when
+     * librdmacm's disconnect can never be acknowledged and the wait would only add the close bound.
+     */
+    private boolean closeMayFinish() {
+        return !cmWatch.gone() && !deviceGone;
+    }
+
     /** Lists this connection among the open ones (stat, JMX) until it closes; {@code role} client or accepted. */
     void track(String role, java.net.InetSocketAddress local, java.net.InetSocketAddress remote) {
         tracked = org.sdp4j.ops.OpenConnections.opened("rsocket", role, local, remote, bytesIn::get, bytesOut::get,
                 "rsockets");
+        device = RdmaDeviceWatch.deviceOf(local.getAddress()); // once per local address; then cached
     }
 
     /** Closes now, or marks closing and wakes every user (the last one out closes). False when already closing. */
@@ -193,7 +210,7 @@ final class RsocketHandle {
             rfd = efd = -1;
         }
         // a close known to hang (the peer is gone and librdmacm left its disconnect unread) is not waited for
-        RsocketCloser.close(fd, ev, !cmWatch.gone());
+        RsocketCloser.close(fd, ev, closeMayFinish());
         return true;
     }
 
@@ -259,6 +276,9 @@ final class RsocketHandle {
      */
     private int await(int fd, int events, int timeoutMillis, int busyPollMicros, boolean watchStall)
             throws IOException {
+        if (watchStall && deviceGone) {
+            return DEVICE_GONE;
+        }
         if (watchStall && cmWatch.gone()) {
             return PEER_GONE;
         }
@@ -276,6 +296,13 @@ final class RsocketHandle {
             }
             if (watchStall && cmWatch.stalled(fd)) {
                 return PEER_GONE;
+            }
+            RdmaDeviceWatch.Device dev = device;
+            if (watchStall && dev != null && RdmaDeviceWatch.isGone(dev)) {
+                deviceGone = true;
+                org.sdp4j.log.SdpLog.log(org.sdp4j.log.SdpLog.WARN, "sdp4j: rsocket " + fd + ": "
+                        + RdmaDeviceWatch.goneMessage(dev));
+                return DEVICE_GONE;
             }
         }
     }
@@ -501,6 +528,9 @@ final class RsocketHandle {
         if ((r & Native.WOKEN) != 0) {
             return CLOSED_WAITING;
         }
+        if ((r & DEVICE_GONE) != 0) {
+            throw new java.net.SocketException(RdmaDeviceWatch.goneMessage(device));
+        }
         if ((r & PEER_GONE) != 0) {
             return -1; // the peer's disconnect, which librdmacm left unread (CmStallWatch)
         }
@@ -566,6 +596,9 @@ final class RsocketHandle {
                 return CLOSED_WAITING;
             }
             drainWakeup(); // a shutdownInput's signal meant for a reader
+        }
+        if ((r & DEVICE_GONE) != 0) {
+            throw new java.net.SocketException(RdmaDeviceWatch.goneMessage(device));
         }
         if ((r & PEER_GONE) != 0) {
             throw new java.net.SocketException(PEER_GONE_MESSAGE);
