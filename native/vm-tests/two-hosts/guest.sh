@@ -40,6 +40,8 @@
 #                   wire for SDP4J_2H_LONG_CUT seconds (40) while the reads go on timing out (docs/reliability.md)
 #   device-gone-sdp|ucx a deletes its rxe0 under the open connection: an IOException within 30 s is required (sdp:
 #                   RdmaDeviceWatch names the device; docs/reliability.md); rxe0 is added back after
+#   host-crash      (the last step of a list) b's qemu killed by the host under blocked reads, writes and keep-alive
+#                   reads on tcp, sdp and ucx: each one's outcome and time; never an end of stream (docs/reliability.md)
 #   jcc-both-norxe  b's rxe0 removed (rdma link delete): JCC on 'use both' makes a bounded RDMA attempt, falls back,
 #                   the second connection goes straight to TCP (negative cache), every row checked
 set -uo pipefail
@@ -64,7 +66,7 @@ rows=${SDP4J_2H_ROWS:-4000}
 # the fallback steps prove "TCP carried it, nothing lost"; fewer rows keep the suite within its time budget
 fallback_rows=${SDP4J_2H_FALLBACK_ROWS:-1000}
 STEPS=(wire echo-net echo-nio jcc-sdp jcc-both-tcp mariadb-preload mariadb-factory ucx wire-cut-tcp wire-cut-sdp
-  wire-cut-ucx device-gone-sdp device-gone-ucx jcc-both-norxe)
+  wire-cut-ucx device-gone-sdp device-gone-ucx jcc-both-norxe host-crash)
 [ -n "${SDP4J_2H_STEPS:-}" ] && read -r -a STEPS <<< "$SDP4J_2H_STEPS"
 hw=/sys/class/infiniband/rxe0/ports/1/hw_counters
 
@@ -367,6 +369,46 @@ expect_wire_cut_ucx="--upgrade 7492"
 serve_wire_cut_ucx() { wirecut_server 7492 ucx; }
 client_wire_cut_ucx() { wirecut_client 7492 ucx ucx 0 "${ucx_jvm[@]}"; }
 stop_wire_cut_ucx() { wirecut_stop; }
+# host-crash (issue 20; the last step of a list: b does not come back): b holds connections on tcp (7500), sdp (7501)
+# and ucx (7502) without reading; a blocks a reader, a writer and a keep-alive reader on each
+# (org.sdp4j.rsocket.TwoHostCrash), then asks the host to kill b's qemu (ctl/crash-b; the host answers b-crashed).
+# Keep-alive is tuned on a for the step (5 s idle, 1 s interval, 3 probes: TCP's keepalive sysctls, which rsockets
+# reads too). Each blocked call's outcome within SDP4J_2H_CRASH_CAP s (30) is in the verdict; a call that ends in
+# anything but an IOException (an end of stream: an orderly close that was not) fails the step, and so does a
+# keep-alive reader on tcp or ucx without its IOException within 15 s (ucx: the rendezvous TCP connection's).
+expect_host_crash="--tcp 7500 --rdma 7501 --upgrade 7502"
+serve_host_crash() {
+  conf $work/$step-server.conf "use sdp server * $B:7501" "use ucx server * $B:7502" 'use tcp server * *:*'
+  timeout 900 "$java" "${jvm[@]}" "${ucx_jvm[@]}" -javaagent:"$agent"=conf=$work/$step-server.conf -cp "$tc" \
+    org.sdp4j.rsocket.TwoHostCrash server $B 7500 7501 7502 > "$out/$step-server.log" 2>&1 &
+  srv=$!
+  wait_for_line "$out/$step-server.log" listening 180 || { cat "$out/$step-server.log"; return 1; }
+  # this guest dies in the step: its verdict is written now
+  record "$step" 0 0 "holding connections on 7500 (tcp), 7501 (sdp), 7502 (ucx) until the host kills this guest"
+}
+client_host_crash() {
+  local rc old
+  old=$(sysctl -n net.ipv4.tcp_keepalive_time net.ipv4.tcp_keepalive_intvl net.ipv4.tcp_keepalive_probes | tr '\n' ' ')
+  sysctl -qw net.ipv4.tcp_keepalive_time=5 net.ipv4.tcp_keepalive_intvl=1 net.ipv4.tcp_keepalive_probes=3
+  conf $work/$step-client.conf "use sdp client * $B:7501" "use ucx client * $B:7502" 'use tcp client * *:*'
+  # the bounds docs/reliability.md states for this tuning: keep-alive reports a dead host within 15 s on tcp and ucx
+  timeout $((${SDP4J_2H_CRASH_CAP:-30} + 300)) "$java" "${jvm[@]}" "${ucx_jvm[@]}" \
+    -Dcrash.bounds="tcp keepalive 15000;ucx keepalive 15000" -javaagent:"$agent"=conf=$work/$step-client.conf \
+    -cp "$tc" org.sdp4j.rsocket.TwoHostCrash client $B $ctl "${SDP4J_2H_CRASH_CAP:-30}" tcp:7500 sdp:7501 ucx:7502 \
+    > "$out/$step-client.log" 2>&1
+  rc=$?
+  read -r -a old <<< "$old"
+  sysctl -qw net.ipv4.tcp_keepalive_time="${old[0]}" net.ipv4.tcp_keepalive_intvl="${old[1]}" \
+    net.ipv4.tcp_keepalive_probes="${old[2]}"
+  cat "$out/$step-client.log"
+  [ $rc = 0 ] || return $rc
+  for t in "client $B:7501 .*family=sdp transport=rsocket" "client $B:7502 .*family=ucx transport=ucx"; do
+    grep -q "$t" "$out/$step-client.log" || { echo "the client's decision log does not show '$t'"; return 3; }
+  done
+  detail=$(sed -n 's/^HOST-CRASH \([a-z]* [a-z]*\): \(IOException after [0-9]* ms\|still blocked after [0-9]* s\).*/\1 \2/p' \
+    "$out/$step-client.log" | tr '\n' ';' | cut -c1-600)
+}
+
 # device-gone-sdp, device-gone-ucx (issue 20; default list): a deletes its rxe0 under the open connection (and adds it
 # back after): the client's reads must end in an IOException within 30 s and every later call fail; the JVM lives
 expect_device_gone_sdp="--rdma 7496"
@@ -443,7 +485,7 @@ check_jcc_both_tcp() {
 
 expect_jcc_both_norxe="--tcp 50125"
 serve_jcc_both_norxe() {
-  # no RDMA device at all on b from here on (this is the last step)
+  # no RDMA device at all on b during the step (stop_jcc_both_norxe adds it back for the steps after)
   rdma link delete rxe0 || return 1
   ls /sys/class/infiniband/ 2>/dev/null | grep . && { echo "an RDMA device is still there"; return 1; }
   derby_server 50125 "use both server * $B:50125"
@@ -465,6 +507,13 @@ client_jcc_both_norxe() {
     { echo "the first connection did not make an RDMA attempt and fall back"; return 3; }
   echo "$second" | grep -q 'transport=tcp fallback="rsocket to .* failed .* ago' ||
     { echo "the second connection did not go straight to TCP from the negative cache"; return 3; }
+}
+stop_jcc_both_norxe() {
+  stop_server; local rc=$? i
+  rdma link add rxe0 type rxe netdev eth0 || return 1
+  for ((i = 0; i < 100; i++)); do grep -q ACTIVE $hw/../state 2>/dev/null && break; sleep 0.1; done
+  echo "rxe0 added again: $(rdma link show rxe0/1)"
+  return $rc
 }
 check_jcc_both_norxe() {
   grep -q "server $B:50125 .*family=both transport=tcp" "$out/$step-server.log" ||
@@ -823,7 +872,7 @@ run_a() {
     if [ $rc = 0 ]; then "$(fn client "$step")"; rc=$?; fi
     c1=$(counters)
     put "$step.client-done" $rc
-    await "$step.server-done" 600
+    [ "$step" = host-crash ] || await "$step.server-done" 600 # a killed b says nothing more
     put "$step.cap-stop" 1
     await "$step.cap-off" 120
     min=256; case "$step" in wire) min=4 ;; jcc-both-tcp|jcc-both-norxe|ucx-fallback|smc-fallback|wire-cut-*|device-gone-*) min=0 ;; esac

@@ -4,7 +4,12 @@ import java.io.IOException;
 import java.net.SocketException;
 import java.net.SocketTimeoutException;
 import java.nio.ByteBuffer;
+import java.net.SocketOption;
+import java.net.StandardSocketOptions;
 import java.nio.channels.SocketChannel;
+import java.util.Set;
+
+import jdk.net.ExtendedSocketOptions;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.ReentrantLock;
 
@@ -169,6 +174,39 @@ final class UcxConnection {
 
     boolean isClosed() {
         return (state.get() & CLOSED) != 0;
+    }
+
+    /** The keep-alive options a connection hands to its rendezvous socket ({@link #keepAlive}). */
+    static final Set<SocketOption<?>> KEEPALIVE = Set.of(StandardSocketOptions.SO_KEEPALIVE,
+            ExtendedSocketOptions.TCP_KEEPIDLE, ExtendedSocketOptions.TCP_KEEPINTERVAL,
+            ExtendedSocketOptions.TCP_KEEPCOUNT);
+
+    /**
+     * Applies the keep-alive options among {@code options} to the rendezvous socket when that is a TCP connection
+     * (across hosts). The UCX endpoint gives up on a dead host only after its transport's retries, which soft-RoCE
+     * never ends (rdma_rxe takes retry count 7 as "for ever": the two-host step host-crash saw every ucx call still
+     * blocked 90 s after the peer's host died), while the rendezvous socket's keep-alive reports the dead host as a
+     * TCP socket's would, and its failure fails the connection ({@link Watchdog} then {@link #peerGone}). So
+     * {@code setKeepAlive(true)} means on ucx what it means on TCP. On one host the rendezvous is a Unix socket: the
+     * peer's host is this one, and nothing is applied.
+     */
+    @SuppressWarnings("unchecked")
+    void keepAlive(java.util.Map<SocketOption<?>, Object> options) {
+        try {
+            if (!(control.getLocalAddress() instanceof java.net.InetSocketAddress)) {
+                return;
+            }
+            for (SocketOption<?> o : KEEPALIVE) {
+                Object v = options.get(o);
+                if (v != null) {
+                    control.setOption((SocketOption<Object>) o, v);
+                }
+            }
+        } catch (IOException | UnsupportedOperationException e) {
+            // the connection works without it; the socket reports the value it was given
+            org.sdp4j.log.SdpLog.log(org.sdp4j.log.SdpLog.WARN, "sdp4j: ucx connection " + id
+                    + ": keep-alive not applied to its rendezvous socket: " + e);
+        }
     }
 
     /** Closes; threads blocked in this connection wake with "Socket closed"; the last one out releases. */

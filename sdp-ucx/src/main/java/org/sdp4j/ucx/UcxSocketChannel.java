@@ -231,6 +231,7 @@ final class UcxSocketChannel extends SocketChannel
                             return false; // end(false) throws AsynchronousClose/ClosedByInterrupt
                         }
                         conn = c;
+                        c.keepAlive(options);
                         InetSocketAddress b = bindRequest;
                         InetAddress la = b != null && !b.getAddress().isAnyLocalAddress() ? b.getAddress()
                                 : isa.getAddress();
@@ -465,6 +466,10 @@ final class UcxSocketChannel extends SocketChannel
         UcxOptions.check(UcxOptions.SOCKET, name, value);
         ensureOpen();
         options.put(name, value); // kept and read back: a UCX stream has no kernel socket to apply them to
+        UcxConnection c = conn;
+        if (c != null && UcxConnection.KEEPALIVE.contains(name)) {
+            c.keepAlive(java.util.Map.of(name, value)); // but its rendezvous socket takes the keep-alive options
+        }
         return this;
     }
 

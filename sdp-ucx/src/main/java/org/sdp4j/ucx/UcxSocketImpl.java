@@ -63,6 +63,7 @@ final class UcxSocketImpl extends SocketImpl {
             }
             conn = c;
         }
+        c.keepAlive(options);
         c.track("client", new InetSocketAddress(r.getAddress(), c.id), r);
         address = r.getAddress();
         port = r.getPort();
@@ -77,6 +78,7 @@ final class UcxSocketImpl extends SocketImpl {
     /** Server side: {@code c} was accepted on the listener at {@code local}. */
     void accepted(UcxConnection c, InetAddress peer, int localPort) {
         conn = c;
+        c.keepAlive(options);
         c.track("accepted", new InetSocketAddress(peer, localPort), new InetSocketAddress(peer, c.peerId));
         address = peer;
         port = c.peerId;
@@ -227,6 +229,7 @@ final class UcxSocketImpl extends SocketImpl {
         Object v = UcxOptions.fromLegacy(name, value);
         UcxOptions.check(UcxOptions.SOCKET, name, v);
         options.put(name, v);
+        keepAliveChanged(name, v);
     }
 
     @Override
@@ -264,6 +267,15 @@ final class UcxSocketImpl extends SocketImpl {
             throw new SocketException("Socket closed");
         }
         options.put(name, value);
+        keepAliveChanged(name, value);
+    }
+
+    /** A keep-alive option set on a connected socket reaches its rendezvous socket at once. */
+    private void keepAliveChanged(SocketOption<?> name, Object value) {
+        UcxConnection c = conn;
+        if (c != null && UcxConnection.KEEPALIVE.contains(name)) {
+            c.keepAlive(java.util.Map.of(name, value));
+        }
     }
 
     @Override

@@ -116,6 +116,47 @@ class UpgradeTest {
         }
     }
 
+    /**
+     * setKeepAlive on a ucx socket across hosts reaches its rendezvous TCP connection, whose keep-alive is then what
+     * reports a dead peer host (the UCX endpoint on soft-RoCE never gives up: two-host step host-crash).
+     */
+    @Test
+    void keepAliveOptionsReachTheRendezvousConnection() throws Exception {
+        Pair p = pair();
+        SocketChannel[] t = tcp();
+        byte[] ns = Upgrade.nonce(), nc = Upgrade.nonce();
+        RemoteRendezvous.Pending pend = pending(p, t[0], ns, nc);
+        CompletableFuture<UcxConnection> server = CompletableFuture.supplyAsync(() -> {
+            try {
+                return Upgrade.serve(t[1], null, pend, "test");
+            } catch (IOException e) {
+                throw new RuntimeException(e);
+            }
+        });
+        UcxConnection c = Upgrade.prove(p.wc(), p.ec(), t[0], 2, reply(ns), nc, staging(),
+                System.nanoTime() + BOUND, "test");
+        UcxConnection s = server.get(10, TimeUnit.SECONDS);
+        try {
+            assertEquals(false, t[0].getOption(java.net.StandardSocketOptions.SO_KEEPALIVE));
+            boolean nodelay = t[0].getOption(java.net.StandardSocketOptions.TCP_NODELAY);
+            c.keepAlive(java.util.Map.of(java.net.StandardSocketOptions.SO_KEEPALIVE, true,
+                    jdk.net.ExtendedSocketOptions.TCP_KEEPIDLE, 7, jdk.net.ExtendedSocketOptions.TCP_KEEPINTERVAL, 2,
+                    jdk.net.ExtendedSocketOptions.TCP_KEEPCOUNT, 3, java.net.StandardSocketOptions.TCP_NODELAY,
+                    !nodelay));
+            assertEquals(true, t[0].getOption(java.net.StandardSocketOptions.SO_KEEPALIVE));
+            assertEquals(7, t[0].getOption(jdk.net.ExtendedSocketOptions.TCP_KEEPIDLE));
+            assertEquals(2, t[0].getOption(jdk.net.ExtendedSocketOptions.TCP_KEEPINTERVAL));
+            assertEquals(3, t[0].getOption(jdk.net.ExtendedSocketOptions.TCP_KEEPCOUNT));
+            assertEquals(nodelay, t[0].getOption(java.net.StandardSocketOptions.TCP_NODELAY),
+                    "only the keep-alive options are handed on");
+            c.keepAlive(java.util.Map.of(java.net.StandardSocketOptions.SO_KEEPALIVE, false));
+            assertEquals(false, t[0].getOption(java.net.StandardSocketOptions.SO_KEEPALIVE));
+        } finally {
+            c.close();
+            s.close();
+        }
+    }
+
     @Test
     void aListenerThatDoesNotKnowTheNonceGetsNothingFromTheClient() throws Exception {
         Pair p = pair();
