@@ -313,8 +313,11 @@ wirecut_client() { # PORT FAMILY TRANSPORT CUT-SECONDS(0: until the client asks)
   rm -rf "$c"; mkdir -p "$c"
   modprobe sch_netem || return 1
   conf $work/$step-client.conf "use $fam client * $B:$port" 'use tcp client * *:*'
-  timeout 600 "$java" "${jvm[@]}" "$@" -javaagent:"$agent"=conf=$work/$step-client.conf -cp "$tc" \
-    org.sdp4j.rsocket.TwoHostWireCut $B "$port" "$c" $mode > "$out/$step-client.log" 2>&1 &
+  # the client: TwoHostWireCut (a stream), or what wc_client names (the pooled JDBC steps), given the control dir
+  local -a client=(-cp "$tc" org.sdp4j.rsocket.TwoHostWireCut $B "$port" "$c" $mode)
+  [ -n "${wc_client:-}" ] && client=(-cp "$wc_cp" $wc_client "$c" "${mode:-short}" "${wc_args[@]}")
+  timeout 600 "$java" "${jvm[@]}" "$@" -javaagent:"$agent"=conf=$work/$step-client.conf "${client[@]}" \
+    > "$out/$step-client.log" 2>&1 &
   pid=$!
   for ((i = 0; i < 1800; i++)); do [ -e "$c/cut" ] && break; kill -0 $pid 2>/dev/null || break; sleep 0.1; done
   if [ -e "$c/cut" ]; then
@@ -369,6 +372,45 @@ expect_wire_cut_ucx="--upgrade 7492"
 serve_wire_cut_ucx() { wirecut_server 7492 ucx; }
 client_wire_cut_ucx() { wirecut_client 7492 ucx ucx 0 "${ucx_jvm[@]}"; }
 stop_wire_cut_ucx() { wirecut_stop; }
+# pool-cut-tcp|sdp|ucx, pool-cut-long-tcp|sdp|ucx (issue 20; on request): an idle pooled JDBC connection (HikariCP,
+# IBM JCC to Derby on b, both ends on the step's family) across a cut wire (org.sdp4j.e2e.apps.TwoHostPoolCut).
+# pool-cut-*: a 2.5 s cut while the connection idles; the next borrow answers a checked query. pool-cut-long-*: a
+# borrow and query during a SDP4J_2H_LONG_CUT s cut must not hang past the wire's return; the pool evicts the idle
+# connection (its validation times out) and hands out a new one, on the same transport again, that answers the
+# checked query once the wire is back.
+pool_cut_client() { # PORT CUT-SECONDS(0: short) FAMILY TRANSPORT [JVM ARGS...]
+  local port=$1 secs=$2 fam=$3 tr=$4
+  shift 4
+  local wc_client="org.sdp4j.e2e.apps.TwoHostPoolCut jdbc:db2://$B:$port/\"testdb;create=true\""
+  local wc_cp="$repo/src/test/target/test-classes:$jdbc_cp:$vmlib/hikaricp.jar:$vmlib/slf4j-api.jar"
+  local -a wc_args=("${jcc_props[@]}" blockingReadConnectionTimeout=10 loginTimeout=20)
+  local rc
+  wirecut_client "$port" "$fam" "$tr" "$secs" "$@"; rc=$?
+  [ $rc = 0 ] || return $rc
+  if [ "$secs" != 0 ]; then # the evicted connection's replacement rode the same transport
+    [ "$(grep -c "client $B:$port .*family=$fam transport=$tr\$" "$out/$step-client.log")" -ge 2 ] ||
+      { echo "no second connection on $tr after the cut"; return 3; }
+  fi
+}
+expect_pool_cut_tcp="--tcp 50127"
+serve_pool_cut_tcp() { derby_server 50127 "use tcp server * $B:50127"; }
+client_pool_cut_tcp() { pool_cut_client 50127 0 tcp tcp; }
+expect_pool_cut_sdp="--rdma 50128"
+serve_pool_cut_sdp() { derby_server 50128 "use sdp server * $B:50128"; }
+client_pool_cut_sdp() { pool_cut_client 50128 0 sdp rsocket; }
+expect_pool_cut_ucx="--upgrade 50129"
+serve_pool_cut_ucx() { derby_server 50129 "use ucx server * $B:50129"; }
+client_pool_cut_ucx() { pool_cut_client 50129 0 ucx ucx "${ucx_jvm[@]}"; }
+expect_pool_cut_long_tcp="--tcp 50130"
+serve_pool_cut_long_tcp() { derby_server 50130 "use tcp server * $B:50130"; }
+client_pool_cut_long_tcp() { pool_cut_client 50130 "${SDP4J_2H_LONG_CUT:-40}" tcp tcp; }
+expect_pool_cut_long_sdp="--rdma 50131"
+serve_pool_cut_long_sdp() { derby_server 50131 "use sdp server * $B:50131"; }
+client_pool_cut_long_sdp() { pool_cut_client 50131 "${SDP4J_2H_LONG_CUT:-40}" sdp rsocket; }
+expect_pool_cut_long_ucx="--upgrade 50132"
+serve_pool_cut_long_ucx() { derby_server 50132 "use ucx server * $B:50132"; }
+client_pool_cut_long_ucx() { pool_cut_client 50132 "${SDP4J_2H_LONG_CUT:-40}" ucx ucx "${ucx_jvm[@]}"; }
+
 # host-crash (issue 20; the last step of a list: b does not come back): b holds connections on tcp (7500), sdp (7501)
 # and ucx (7502) without reading; a blocks a reader, a writer and a keep-alive reader on each
 # (org.sdp4j.rsocket.TwoHostCrash), then asks the host to kill b's qemu (ctl/crash-b; the host answers b-crashed).
@@ -842,7 +884,7 @@ run_b() {
     [ $rc = 0 ] && rc=$src
     if [ $rc = 0 ] && declare -F "$(fn check "$step")" >/dev/null; then "$(fn check "$step")"; rc=$?; fi
     c1=$(counters)
-    min=256; case "$step" in wire) min=4 ;; jcc-both-tcp|jcc-both-norxe|ucx-fallback|smc-fallback|wire-cut-*|device-gone-*) min=0 ;; esac
+    min=256; case "$step" in wire) min=4 ;; jcc-both-tcp|jcc-both-norxe|ucx-fallback|smc-fallback|wire-cut-*|device-gone-*|pool-cut-*tcp) min=0 ;; esac
     d=$(delta "$c0" "$c1" $min); drc=$?
     [ -d $hw ] || { d="no RDMA device (rxe0 deleted)"; drc=0; }
     [ $rc = 0 ] && rc=$drc
@@ -875,7 +917,7 @@ run_a() {
     [ "$step" = host-crash ] || await "$step.server-done" 600 # a killed b says nothing more
     put "$step.cap-stop" 1
     await "$step.cap-off" 120
-    min=256; case "$step" in wire) min=4 ;; jcc-both-tcp|jcc-both-norxe|ucx-fallback|smc-fallback|wire-cut-*|device-gone-*) min=0 ;; esac
+    min=256; case "$step" in wire) min=4 ;; jcc-both-tcp|jcc-both-norxe|ucx-fallback|smc-fallback|wire-cut-*|device-gone-*|pool-cut-*tcp) min=0 ;; esac
     d=$(delta "$c0" "$c1" $min); drc=$?
     [ $rc = 0 ] && rc=$drc
     [ -n "$detail" ] && d="$d; $detail"

@@ -26,9 +26,21 @@ public final class OpenConnections {
      * waited for another's class loading pinned to its carrier (a jdk.VirtualThreadPinned event, VM step k).
      */
     public static void preload() {
-        for (Class<?> c : new Class<?>[] {Entry.class, TransportCounters.class, Counters.class}) {
+        for (Class<?> c : new Class<?>[] {Entry.class, TransportCounters.class, Counters.class, Jmx.class}) {
             try {
                 Class.forName(c.getName(), true, c.getClassLoader());
+            } catch (ClassNotFoundException e) {
+                throw new IllegalStateException(e);
+            }
+        }
+        // and the JDK classes a first TransportCounters initializes: a fresh-clone run (r30, VM step k) had a
+        // virtual thread pinned "waiting for initialization of java.util.concurrent.atomic.LongAdder by another
+        // thread" in TransportCounters' constructor, on the first close of 1,000; Striped64's Cell and
+        // ThreadLocalRandom come in under contention
+        for (String jdk : new String[] {"java.util.concurrent.atomic.LongAdder", "java.util.concurrent.atomic.Striped64$Cell",
+                "java.util.concurrent.ThreadLocalRandom"}) {
+            try {
+                Class.forName(jdk, true, null);
             } catch (ClassNotFoundException e) {
                 throw new IllegalStateException(e);
             }

@@ -125,6 +125,12 @@ public final class Router {
                 return TcpTransport.INSTANCE;
             }
             case SDP -> {
+                String refused = UcxRdmaCmPorts.refusal(remote.getAddress(), remote.getPort());
+                if (refused != null) {
+                    decided(Role.CLIENT, remote, m, "none", null, refused, start);
+                    throw new ConnectException("sdp4j: " + where(m) + " sends " + hostPort(remote) + " to RDMA, but "
+                            + refused);
+                }
                 Transport t = transports.apply(Family.SDP);
                 if (t == null || !t.isAvailable()) {
                     String why = unavailable(Family.SDP, t);
@@ -132,7 +138,12 @@ public final class Router {
                     throw (ConnectException) new ConnectException("sdp4j: " + where(m) + " sends " + hostPort(remote)
                             + " to RDMA, but " + why).initCause(t == null ? null : t.unavailabilityCause());
                 }
-                return connectOn(t, remote, timeoutMillis, m, rdma, start);
+                UcxRdmaCmPorts.connecting(remote.getPort());
+                try {
+                    return connectOn(t, remote, timeoutMillis, m, rdma, start);
+                } finally {
+                    UcxRdmaCmPorts.connected(remote.getPort());
+                }
             }
             case SMC -> {
                 return connectSmc(remote, timeoutMillis, m, rdma, tcp, start);
@@ -152,7 +163,10 @@ public final class Router {
             tcpOrLog(remote, m, tcp, timeoutMillis, unavailable(f, t), start);
             return TcpTransport.INSTANCE;
         }
-        String recent = recentFailure(t, remote);
+        String recent = f == Family.SDP ? UcxRdmaCmPorts.refusal(remote.getAddress(), remote.getPort()) : null;
+        if (recent == null) {
+            recent = recentFailure(t, remote);
+        }
         if (recent != null) {
             tcpOrLog(remote, m, tcp, timeoutMillis, recent, start);
             return TcpTransport.INSTANCE;
@@ -162,6 +176,9 @@ public final class Router {
         long attemptStart = System.nanoTime();
         int[] outer = CALLER_TIMEOUT.get();
         CALLER_TIMEOUT.set(new int[] {Math.max(0, timeoutMillis)});
+        if (f == Family.SDP) {
+            UcxRdmaCmPorts.connecting(remote.getPort()); // a ucx rendezvous starting on that port waits for it
+        }
         try {
             rdma.connect(t, attempt);
             failed.succeeded(remote);
@@ -178,6 +195,9 @@ public final class Router {
             tcpOrLog(remote, m, tcp, left, reason, start);
             return TcpTransport.INSTANCE;
         } finally {
+            if (f == Family.SDP) {
+                UcxRdmaCmPorts.connected(remote.getPort());
+            }
             if (outer == null) {
                 CALLER_TIMEOUT.remove();
             } else {
@@ -301,6 +321,9 @@ public final class Router {
             tcpOrLog(remote, m, tcp, 0, reason, start);
             return null;
         } finally {
+            if (f == Family.SDP) {
+                UcxRdmaCmPorts.connected(remote.getPort());
+            }
             if (outer == null) {
                 CALLER_TIMEOUT.remove();
             } else {

@@ -92,8 +92,11 @@ final class RemoteRendezvous implements AutoCloseable {
     private final Thread thread;
     private volatile boolean closed;
 
+    private final int port;
+
     private RemoteRendezvous(String where, UcpWorker worker, InetSocketAddress at) throws IOException {
         this.where = where;
+        this.port = at.getPort();
         this.worker = worker;
         this.listener = worker.newListener(new UcpListenerParams().setSockAddr(at)
                 .setConnectionHandler(requests::add));
@@ -112,6 +115,7 @@ final class RemoteRendezvous implements AutoCloseable {
             return null;
         }
         UcpWorker w = null;
+        org.sdp4j.transport.UcxRdmaCmPorts.held(port); // before UCX listens: this JVM's rsocket connects keep off
         try {
             w = RemoteUcx.newWorker();
             RemoteRendezvous r = new RemoteRendezvous(where, w, new InetSocketAddress(addr != null ? addr
@@ -128,6 +132,7 @@ final class RemoteRendezvous implements AutoCloseable {
                     // nothing more to release
                 }
             }
+            org.sdp4j.transport.UcxRdmaCmPorts.released(port);
             SdpLog.log(SdpLog.WARN, "ucx: listener " + where + " serves this host only: no RDMA-CM rendezvous on "
                     + "port " + port + ": " + e.getMessage());
             return null;
@@ -363,6 +368,7 @@ final class RemoteRendezvous implements AutoCloseable {
     @Override
     public void close() {
         closed = true;
+        org.sdp4j.transport.UcxRdmaCmPorts.released(port);
         if (Thread.currentThread() != thread) {
             try {
                 thread.join(1000);
