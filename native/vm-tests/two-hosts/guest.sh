@@ -387,9 +387,19 @@ pool_cut_client() { # PORT CUT-SECONDS(0: short) FAMILY TRANSPORT [JVM ARGS...]
   local rc
   wirecut_client "$port" "$fam" "$tr" "$secs" "$@"; rc=$?
   [ $rc = 0 ] || return $rc
-  if [ "$secs" != 0 ]; then # the evicted connection's replacement rode the same transport
-    [ "$(grep -c "client $B:$port .*family=$fam transport=$tr\$" "$out/$step-client.log")" -ge 2 ] ||
-      { echo "no second connection on $tr after the cut"; return 3; }
+  if [ "$secs" != 0 ]; then
+    # the evicted connection's replacement: on the same transport where the rules force it (sdp, tcp); on TCP for
+    # ucx while its negative cache remembers the attempt that failed during the cut (then RDMA again), as for both
+    local last
+    last=$(grep "client $B:$port .*family=$fam transport=" "$out/$step-client.log" | grep -v ' error=' | tail -1)
+    [ "$(grep "client $B:$port .*family=$fam transport=" "$out/$step-client.log" | grep -vc ' error=')" -ge 2 ] ||
+      { echo "no second connection after the cut"; return 3; }
+    case "$fam:$last" in
+      ucx:*"transport=ucx" | ucx:*"transport=tcp fallback=\"ucx to $B:$port failed "*" ago"*) ;;
+      ucx:*) echo "the replacement is neither on ucx nor on TCP by the negative cache: $last"; return 3 ;;
+      *) [[ "$last" == *"transport=$tr" ]] || { echo "the replacement is not on $tr: $last"; return 3; } ;;
+    esac
+    detail="$detail; the replacement: ${last#*family=}"
   fi
 }
 expect_pool_cut_tcp="--tcp 50127"
@@ -407,7 +417,7 @@ client_pool_cut_long_tcp() { pool_cut_client 50130 "${SDP4J_2H_LONG_CUT:-40}" tc
 expect_pool_cut_long_sdp="--rdma 50131"
 serve_pool_cut_long_sdp() { derby_server 50131 "use sdp server * $B:50131"; }
 client_pool_cut_long_sdp() { pool_cut_client 50131 "${SDP4J_2H_LONG_CUT:-40}" sdp rsocket; }
-expect_pool_cut_long_ucx="--upgrade 50132"
+expect_pool_cut_long_ucx="--upgrade 50132 --tcp 50132" # the replacement may ride TCP (negative cache)
 serve_pool_cut_long_ucx() { derby_server 50132 "use ucx server * $B:50132"; }
 client_pool_cut_long_ucx() { pool_cut_client 50132 "${SDP4J_2H_LONG_CUT:-40}" ucx ucx "${ucx_jvm[@]}"; }
 
@@ -884,7 +894,7 @@ run_b() {
     [ $rc = 0 ] && rc=$src
     if [ $rc = 0 ] && declare -F "$(fn check "$step")" >/dev/null; then "$(fn check "$step")"; rc=$?; fi
     c1=$(counters)
-    min=256; case "$step" in wire) min=4 ;; jcc-both-tcp|jcc-both-norxe|ucx-fallback|smc-fallback|wire-cut-*|device-gone-*|pool-cut-*tcp) min=0 ;; esac
+    min=256; case "$step" in wire) min=4 ;; jcc-both-tcp|jcc-both-norxe|ucx-fallback|smc-fallback|wire-cut-*|device-gone-*|pool-cut-*) min=0 ;; esac
     d=$(delta "$c0" "$c1" $min); drc=$?
     [ -d $hw ] || { d="no RDMA device (rxe0 deleted)"; drc=0; }
     [ $rc = 0 ] && rc=$drc
@@ -917,7 +927,7 @@ run_a() {
     [ "$step" = host-crash ] || await "$step.server-done" 600 # a killed b says nothing more
     put "$step.cap-stop" 1
     await "$step.cap-off" 120
-    min=256; case "$step" in wire) min=4 ;; jcc-both-tcp|jcc-both-norxe|ucx-fallback|smc-fallback|wire-cut-*|device-gone-*|pool-cut-*tcp) min=0 ;; esac
+    min=256; case "$step" in wire) min=4 ;; jcc-both-tcp|jcc-both-norxe|ucx-fallback|smc-fallback|wire-cut-*|device-gone-*|pool-cut-*) min=0 ;; esac
     d=$(delta "$c0" "$c1" $min); drc=$?
     [ $rc = 0 ] && rc=$drc
     [ -n "$detail" ] && d="$d; $detail"
