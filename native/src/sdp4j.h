@@ -84,4 +84,11 @@ int sdp4j_real_rdmacm(void);
 /* Set in a poll result when the wakeup descriptor fired. */
 #define SDP4J_WOKEN 0x10000
 
+/* Each netlink attribute a in attrs[0..len) (a netlink reply's payload, untrusted): stops at the first one whose
+ * length would leave the buffer. For files that include <linux/netlink.h>. */
+#define NLA_FOR_EACH(a, attrs, len) \
+	for ((a) = (attrs); (len) >= (int)sizeof(struct nlattr) && (a)->nla_len >= sizeof(struct nlattr) && \
+	     (a)->nla_len <= (len); (len) -= NLA_ALIGN((a)->nla_len), \
+	     (a) = (struct nlattr *)((char *)(a) + NLA_ALIGN((a)->nla_len)))
+
 #endif

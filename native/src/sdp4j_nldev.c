@@ -55,11 +55,6 @@ static int nla_name(const struct nlattr *a, char *out)
 	return 0;
 }
 
-#define NLA_FOR_EACH(a, attrs, len) \
-	for ((a) = (attrs); (len) >= (int)sizeof(struct nlattr) && (a)->nla_len >= sizeof(struct nlattr) && \
-	     (a)->nla_len <= (len); (len) -= NLA_ALIGN((a)->nla_len), \
-	     (a) = (struct nlattr *)((char *)(a) + NLA_ALIGN((a)->nla_len)))
-
 static void each_dev(struct nlattr *attrs, int len, void *arg)
 {
 	struct devs *ds = arg;

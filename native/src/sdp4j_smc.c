@@ -333,11 +333,6 @@ static int genl_call(int s, int family, int cmd, int flags, const void *attr, in
 	}
 }
 
-#define NLA_FOR_EACH(a, attrs, len) \
-	for ((a) = (attrs); (len) >= (int)sizeof(struct nlattr) && (a)->nla_len >= sizeof(struct nlattr) && \
-	     (a)->nla_len <= (len); (len) -= NLA_ALIGN((a)->nla_len), \
-	     (a) = (struct nlattr *)((char *)(a) + NLA_ALIGN((a)->nla_len)))
-
 static void family_id(struct nlattr *attrs, int len, void *arg)
 {
 	struct nlattr *a;

@@ -70,10 +70,9 @@ class UpgradeTest {
         return Upgrade.parse(Upgrade.message(Upgrade.REPLY, null, 0, nonce, 1), Upgrade.REPLY, "test");
     }
 
-    @Test
-    void upgradeCarriesTheStreamAndKeepsTcpForEndOfStream() throws Exception {
+    /** A connection upgraded over TCP pair {@code t}: [the client's, the listener's]. */
+    private static UcxConnection[] upgraded(SocketChannel[] t) throws Exception {
         Pair p = pair();
-        SocketChannel[] t = tcp();
         byte[] ns = Upgrade.nonce(), nc = Upgrade.nonce();
         RemoteRendezvous.Pending pend = pending(p, t[0], ns, nc);
         CompletableFuture<UcxConnection> server = CompletableFuture.supplyAsync(() -> {
@@ -85,7 +84,14 @@ class UpgradeTest {
         });
         UcxConnection c = Upgrade.prove(p.wc(), p.ec(), t[0], 2, reply(ns), nc, staging(),
                 System.nanoTime() + BOUND, "test");
-        UcxConnection s = server.get(10, TimeUnit.SECONDS);
+        return new UcxConnection[] {c, server.get(10, TimeUnit.SECONDS)};
+    }
+
+    @Test
+    void upgradeCarriesTheStreamAndKeepsTcpForEndOfStream() throws Exception {
+        SocketChannel[] t = tcp();
+        UcxConnection[] cs = upgraded(t);
+        UcxConnection c = cs[0], s = cs[1];
         try {
             assertTrue(c.remote && s.remote);
             byte[] data = new byte[100_000];
@@ -122,20 +128,9 @@ class UpgradeTest {
      */
     @Test
     void keepAliveOptionsReachTheRendezvousConnection() throws Exception {
-        Pair p = pair();
         SocketChannel[] t = tcp();
-        byte[] ns = Upgrade.nonce(), nc = Upgrade.nonce();
-        RemoteRendezvous.Pending pend = pending(p, t[0], ns, nc);
-        CompletableFuture<UcxConnection> server = CompletableFuture.supplyAsync(() -> {
-            try {
-                return Upgrade.serve(t[1], null, pend, "test");
-            } catch (IOException e) {
-                throw new RuntimeException(e);
-            }
-        });
-        UcxConnection c = Upgrade.prove(p.wc(), p.ec(), t[0], 2, reply(ns), nc, staging(),
-                System.nanoTime() + BOUND, "test");
-        UcxConnection s = server.get(10, TimeUnit.SECONDS);
+        UcxConnection[] cs = upgraded(t);
+        UcxConnection c = cs[0], s = cs[1];
         try {
             assertEquals(false, t[0].getOption(java.net.StandardSocketOptions.SO_KEEPALIVE));
             boolean nodelay = t[0].getOption(java.net.StandardSocketOptions.TCP_NODELAY);
