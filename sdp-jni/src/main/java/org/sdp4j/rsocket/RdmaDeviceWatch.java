@@ -44,7 +44,9 @@ final class RdmaDeviceWatch {
     // guarded by LOCK
     private static String links;
     private static long readAt;
-    private static boolean unreadable;
+    private static boolean unreadable, warned;
+    /** After a failed read, how long until the list is asked for again. */
+    private static final long RETRY_NANOS = 10_000_000_000L;
 
     /**
      * The RDMA device that carries a connection from local address {@code local}: the device with a port on the
@@ -55,14 +57,16 @@ final class RdmaDeviceWatch {
             return null;
         }
         Device known = BY_ADDRESS.get(local);
-        if (known != null) {
-            return known;
+        if (known != null && !isGone(known)) {
+            return known; // a device deleted and added again has a new index: looked up afresh below
         }
         try {
             NetworkInterface nif = NetworkInterface.getByInetAddress(local);
             String list = list(true);
             Device dev = nif == null || list == null ? null : deviceFor(list, nif.getName());
-            if (dev != null && BY_ADDRESS.size() < 1024) {
+            if (dev == null) {
+                BY_ADDRESS.remove(local);
+            } else if (BY_ADDRESS.size() < 1024) {
                 BY_ADDRESS.put(local, dev);
             }
             return dev;
@@ -110,19 +114,23 @@ final class RdmaDeviceWatch {
     private static String list(boolean now) {
         synchronized (LOCK) {
             long t = System.nanoTime();
-            if (unreadable) {
-                return null;
+            if (unreadable && t - readAt < RETRY_NANOS) {
+                return null; // no NETLINK_RDMA here, or it failed a moment ago: asked again after a while
             }
-            if (links == null || now || t - readAt >= REFRESH_NANOS) {
+            if (links == null || unreadable || now || t - readAt >= REFRESH_NANOS) {
                 try {
                     links = Native.rdmaLinks();
-                    readAt = t;
+                    unreadable = false;
                 } catch (IOException | RuntimeException | UnsatisfiedLinkError e) {
-                    unreadable = true; // no NETLINK_RDMA here: nothing to watch, and no use asking again
-                    SdpLog.log(SdpLog.WARN, "sdp4j: rsocket connections are not watched for a removed RDMA device: "
-                            + e.getMessage());
-                    return null;
+                    if (!unreadable && !warned) {
+                        warned = true;
+                        SdpLog.log(SdpLog.WARN, "sdp4j: the RDMA device list cannot be read (" + e.getMessage()
+                                + "): rsocket connections are not watched for a removed device meanwhile");
+                    }
+                    unreadable = true;
+                    links = null;
                 }
+                readAt = t;
             }
             return links;
         }
