@@ -24,4 +24,19 @@ class UcxRdmaCmPortsTest {
         }
         assertNull(UcxRdmaCmPorts.refusal(lo, 47111));
     }
+
+    @Test
+    void aNewRendezvousWaitsForThisJvmsRsocketConnectsToItsPort() throws Exception {
+        UcxRdmaCmPorts.connecting(47113);
+        java.util.concurrent.CompletableFuture<Void> held = java.util.concurrent.CompletableFuture.runAsync(
+                () -> UcxRdmaCmPorts.held(47113));
+        try {
+            Thread.sleep(200);
+            org.junit.jupiter.api.Assertions.assertFalse(held.isDone(), "held() returned with a connect in flight");
+            UcxRdmaCmPorts.connected(47113);
+            held.get(10, java.util.concurrent.TimeUnit.SECONDS); // returns once the connect ended
+        } finally {
+            UcxRdmaCmPorts.released(47113);
+        }
+    }
 }
