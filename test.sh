@@ -41,16 +41,15 @@ if [ "${SDP4J_SKIP_VM:-0}" != 1 ] && [ -x native/vm/run-in-vm.sh ]; then
 fi
 
 # Two guests on one virtual wire (native/vm/two-hosts.sh): java.net/NIO echo, JCC <-> Derby on sdp and both
-# (fallbacks included), MariaDB under the preload, UCX across hosts, a cut wire under tcp, sdp and ucx, an RDMA
-# device removed under sdp and ucx connections, each step checked from its own capture.
+# (fallbacks included), MariaDB under the preload, UCX across hosts, a cut wire under a stream and under pooled JDBC
+# connections, 2 % frame loss, an RDMA device removed and a host killed under open connections - each on tcp, sdp
+# and ucx - each step checked from its own capture (docs/reliability.md).
 if [ "${SDP4J_SKIP_VM:-0}" != 1 ] && [ "${SDP4J_SKIP_TWO_HOSTS:-0}" != 1 ] && [ -x native/vm/two-hosts.sh ]; then
   echo "== Two hosts: two soft-RoCE qemu VMs on one virtual wire"
   native/vm/setup.sh
   # not run here: pg-preload only prints why PostgreSQL cannot run under rdma-core 44's librspreload
-  # (native/README.md); the ucx-nio, ucx-fallback and ucx-probe variants (SDP4J_2H_STEPS="wire ucx-nio" runs one);
-  # ucx-lossy (2% of frames dropped): an RC queue pair can die under it, which sdp4j does not yet turn into an
-  # IOException (docs/ucx.md, known limits), so it fails about one run in five: a stress step on request.
-  # The steps: guest.sh's default list (STEPS there), one list for both entry points; SDP4J_2H_STEPS overrides it.
+  # (native/README.md); the ucx-nio, ucx-fallback and ucx-probe variants (SDP4J_2H_STEPS="wire ucx-nio" runs one),
+  # the long cuts (wire-cut-long-*). The steps: guest.sh's default list (STEPS there), one list for both entry points; SDP4J_2H_STEPS overrides it.
   native/vm/two-hosts.sh -t 1500
 fi
 

@@ -8,6 +8,7 @@ import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;
 import java.net.Socket;
+import java.net.SocketException;
 import java.nio.ByteBuffer;
 import java.nio.channels.ServerSocketChannel;
 import java.nio.channels.SocketChannel;
@@ -24,7 +25,12 @@ import java.util.concurrent.CompletableFuture;
  *                                           send SIZE random bytes in random-size writes, half-close, read the echo
  *                                           back in random-size reads, compare byte for byte, expect EOF
  * </pre>
- * Exit status 0 when every stream came back identical.
+ * Exit status 0 when every stream came back identical. With {@code -Decho.failWithin=SECONDS} (the lossy steps, issue
+ * 20: "every byte arrives, or the connection fails with an IOException within the bound") a stream may instead end in
+ * a {@link SocketException} that the transport raised within SECONDS of the stream's start: the line says so and the
+ * next stream goes on. A read timeout (the transport said nothing), an early end of stream (an orderly close that lost
+ * bytes), a wrong byte or a failure later than the bound still fail the run. The server then logs a connection that
+ * failed under it and accepts the next.
  */
 public final class TwoHostEcho {
     public static void main(String[] args) throws Exception {
@@ -46,7 +52,19 @@ public final class TwoHostEcho {
                 byte[] data = new byte[size];
                 rnd.nextBytes(data);
                 long t0 = System.nanoTime();
-                byte[] back = nio ? nioClient(to, data, rnd.nextLong()) : netClient(to, data, rnd.nextLong());
+                byte[] back;
+                try {
+                    back = nio ? nioClient(to, data, rnd.nextLong()) : netClient(to, data, rnd.nextLong());
+                } catch (Exception e) {
+                    SocketException failed = transportFailure(e);
+                    long ms = (System.nanoTime() - t0) / 1_000_000;
+                    if (failed == null || FAIL_WITHIN_MS < 0 || ms > FAIL_WITHIN_MS) {
+                        throw e;
+                    }
+                    System.out.printf("TwoHostEcho client (%s): %d bytes: the connection failed after %d ms (allowed "
+                            + "within %d s): %s%n", args[1], size, ms, FAIL_WITHIN_MS / 1000, failed);
+                    continue;
+                }
                 if (!Arrays.equals(data, back)) {
                     System.err.printf("TwoHostEcho client (%s): %d bytes: echo differs at byte %d%n", args[1], size,
                             Arrays.mismatch(data, back));
@@ -59,6 +77,19 @@ public final class TwoHostEcho {
             System.err.println("usage: TwoHostEcho server net|nio ADDR PORT COUNT | client net|nio HOST PORT SEED SIZE...");
             System.exit(2);
         }
+    }
+
+    /** -Decho.failWithin=SECONDS: a stream may end in the transport's SocketException within SECONDS; -1: never. */
+    private static final long FAIL_WITHIN_MS = Long.getLong("echo.failWithin", -1) * 1000;
+
+    /** The SocketException (a reset, a broken pipe, a lost connection: the transport saying why) behind e, or null. */
+    private static SocketException transportFailure(Throwable e) {
+        for (Throwable t = e; t != null; t = t.getCause()) {
+            if (t instanceof SocketException se) {
+                return se;
+            }
+        }
+        return null;
     }
 
     private static boolean nio(String mode) {
@@ -82,13 +113,27 @@ public final class TwoHostEcho {
                     OutputStream out = s.getOutputStream();
                     byte[] buf = new byte[64 * 1024];
                     long total = 0;
-                    for (int n; (n = in.read(buf)) > 0; total += n) {
-                        out.write(buf, 0, n);
+                    try {
+                        for (int n; (n = in.read(buf)) > 0; total += n) {
+                            out.write(buf, 0, n);
+                        }
+                    } catch (SocketException e) {
+                        failedUnder(s.getRemoteSocketAddress(), total, e);
+                        continue;
                     }
                     System.out.println("TwoHostEcho server (net): echoed " + total + " bytes to " + s.getRemoteSocketAddress());
                 }
             }
         }
+    }
+
+    /** A connection that failed under the server: allowed with -Decho.failWithin (the lossy steps), else rethrown. */
+    private static void failedUnder(Object peer, long total, SocketException e) throws SocketException {
+        if (FAIL_WITHIN_MS < 0) {
+            throw e;
+        }
+        System.out.println("TwoHostEcho server: the connection from " + peer + " failed after " + total
+                + " bytes echoed: " + e);
     }
 
     private static void nioServer(InetSocketAddress at, int count) throws IOException {
@@ -100,12 +145,17 @@ public final class TwoHostEcho {
                 try (SocketChannel s = ss.accept()) {
                     ByteBuffer buf = ByteBuffer.allocateDirect(64 * 1024);
                     long total = 0;
-                    for (int n; (n = s.read(buf)) > 0; total += n) {
-                        buf.flip();
-                        while (buf.hasRemaining()) {
-                            s.write(buf);
+                    try {
+                        for (int n; (n = s.read(buf)) > 0; total += n) {
+                            buf.flip();
+                            while (buf.hasRemaining()) {
+                                s.write(buf);
+                            }
+                            buf.clear();
                         }
-                        buf.clear();
+                    } catch (SocketException e) {
+                        failedUnder(s.getRemoteAddress(), total, e);
+                        continue;
                     }
                     System.out.println("TwoHostEcho server (nio): echoed " + total + " bytes to " + s.getRemoteAddress()
                             + " (" + s.getClass().getName() + ")");

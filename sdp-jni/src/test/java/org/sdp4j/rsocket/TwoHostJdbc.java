@@ -12,6 +12,8 @@ import java.sql.DriverManager;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.Statement;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Locale;
 import java.util.Properties;
 
@@ -19,7 +21,8 @@ import java.util.Properties;
  * The JDBC ends of the two-host suite (native/vm-tests/two-hosts/guest.sh), plain JDBC and java.net; run under the
  * agent, the rules decide the transport. Drivers and Derby come from the class path (sdp-jni/target/vm-lib).
  * <pre>
- *   derby-server ADDR PORT STOPFILE        Derby 10.8.3.0's DRDA Network Server on ADDR:PORT until STOPFILE exists
+ *   derby-server ADDR PORT[,PORT...] STOPFILE  Derby 10.8.3.0's DRDA Network Server on ADDR:PORT (one per PORT, one
+ *                                          engine: the pool-cut step serves tcp, sdp and ucx at once) until STOPFILE
  *   client URL ROWS CONNECTIONS [K=V...]   the seed workload on the first connection: CREATE TABLE, ROWS INSERTs
  *                                          (autocommit), SELECT of every row, each checked, DROP TABLE; then
  *                                          CONNECTIONS-1 more connections that each run a check query
@@ -28,7 +31,7 @@ import java.util.Properties;
 public final class TwoHostJdbc {
     public static void main(String[] args) throws Exception {
         if (args.length == 4 && args[0].equals("derby-server")) {
-            derbyServer(InetAddress.getByName(args[1]), Integer.parseInt(args[2]), Path.of(args[3]));
+            derbyServer(InetAddress.getByName(args[1]), args[2], Path.of(args[3]));
         } else if (args.length >= 4 && args[0].equals("client")) {
             Properties p = new Properties();
             for (int i = 4; i < args.length; i++) {
@@ -40,36 +43,44 @@ public final class TwoHostJdbc {
             }
             client(args[1], Integer.parseInt(args[2]), Integer.parseInt(args[3]), p);
         } else {
-            System.err.println("usage: TwoHostJdbc derby-server ADDR PORT STOPFILE | client URL ROWS CONNECTIONS [K=V...]");
+            System.err.println("usage: TwoHostJdbc derby-server ADDR PORT[,PORT...] STOPFILE | client URL ROWS CONNECTIONS [K=V...]");
             System.exit(2);
         }
     }
 
-    private static void derbyServer(InetAddress addr, int port, Path stop) throws Exception {
+    private static void derbyServer(InetAddress addr, String ports, Path stop) throws Exception {
         System.setProperty("derby.system.home", Files.createTempDirectory("sdp4j-derby").toString());
         System.setProperty("derby.drda.startNetworkServer", "false");
         Class<?> nsc = Class.forName("org.apache.derby.drda.NetworkServerControl");
-        Object server = nsc.getConstructor(InetAddress.class, int.class).newInstance(addr, port);
         long t0 = System.nanoTime();
-        nsc.getMethod("start", PrintWriter.class).invoke(server, new PrintWriter(System.out, true));
+        List<Object> servers = new ArrayList<>();
+        for (String port : ports.split(",")) {
+            Object server = nsc.getConstructor(InetAddress.class, int.class).newInstance(addr, Integer.parseInt(port));
+            nsc.getMethod("start", PrintWriter.class).invoke(server, new PrintWriter(System.out, true));
+            servers.add(server);
+        }
         Method ping = nsc.getMethod("ping");
-        for (int i = 0; ; i++) {
-            try {
-                ping.invoke(server);
-                break;
-            } catch (InvocationTargetException e) {
-                if (i > 1200) {
-                    throw e;
+        for (Object server : servers) {
+            for (int i = 0; ; i++) {
+                try {
+                    ping.invoke(server);
+                    break;
+                } catch (InvocationTargetException e) {
+                    if (i > 1200) {
+                        throw e;
+                    }
+                    Thread.sleep(100);
                 }
-                Thread.sleep(100);
             }
         }
-        System.out.printf(Locale.ROOT, "TwoHostJdbc: Derby DRDA server listening on %s:%d (up in %.1f s)%n",
-                addr.getHostAddress(), port, (System.nanoTime() - t0) / 1e9);
+        System.out.printf(Locale.ROOT, "TwoHostJdbc: Derby DRDA server listening on %s:%s (up in %.1f s)%n",
+                addr.getHostAddress(), ports, (System.nanoTime() - t0) / 1e9);
         while (!Files.exists(stop)) {
             Thread.sleep(200);
         }
-        nsc.getMethod("shutdown").invoke(server);
+        for (Object server : servers) {
+            nsc.getMethod("shutdown").invoke(server);
+        }
         System.out.println("TwoHostJdbc: Derby DRDA server stopped");
     }
 

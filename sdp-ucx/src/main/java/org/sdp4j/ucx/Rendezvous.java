@@ -48,9 +48,13 @@ final class Rendezvous {
      * 2: rendezvous by account, peer credentials checked, worker address validated. 3: the listener acknowledges a
      * connection it has taken into its handshake queue with one {@link #QUEUED} byte before its hello. 4: and confirms
      * with one {@link #READY} byte that its side is made, after the wire-up, before the client's connect returns.
+     * 5: a side that closes across hosts says so ({@link #CLOSED}) and keeps its endpoint until the peer did too.
      */
-    static final int VERSION = 4;
+    static final int VERSION = 5;
+    /** Control messages after the handshake, 9 bytes each: type, then a long. FIN: end-of-stream, bytes sent in all. */
     static final byte FIN = 1;
+    /** This side closed (across hosts): it reads no more; the long is 0. */
+    static final byte CLOSED = 2;
     /** The listener's first byte on a rendezvous connection: alive, the client's account checked, queued. */
     static final byte QUEUED = 'Q';
     /** The listener's last handshake byte: its side of the connection is made (the client's connect may return). */

@@ -66,6 +66,8 @@ final class UcxConnection {
     volatile String endpointError;
     /** The peer closed in order (marker, then hang-up): its endpoint, maybe its worker, serve others now. */
     volatile boolean closedByPeer;
+    /** Across hosts: the peer said it closed ({@link Rendezvous#CLOSED}); this side's close need not wait for it. */
+    volatile boolean peerClosed;
     /** Across hosts ({@link Upgrade}): the worker is the RDMA context's and is never pooled; the peer's address. */
     volatile boolean remote;
     volatile java.net.InetAddress peerAddress;
@@ -238,6 +240,11 @@ final class UcxConnection {
 
     void peerFinished(long total) {
         peerSent = total;
+        wake();
+    }
+
+    void peerClosed() {
+        peerClosed = true;
         wake();
     }
 

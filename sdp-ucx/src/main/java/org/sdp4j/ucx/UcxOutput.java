@@ -120,7 +120,7 @@ final class UcxOutput {
         if (conn.gone != null) {
             throw new SocketException("Broken pipe: " + conn.gone);
         }
-        if (conn.closedByPeer) {
+        if (conn.closedByPeer || conn.peerClosed) {
             throw new SocketException("Broken pipe: the peer closed the connection");
         }
     }

@@ -171,7 +171,7 @@ final class UcxWait {
                 if (reading && (conn.in.shutdown || conn.finished())) {
                     return false;
                 }
-                if (!reading && conn.closedByPeer) {
+                if (!reading && (conn.closedByPeer || conn.peerClosed)) {
                     throw new SocketException("Broken pipe: the peer closed the connection");
                 }
                 if (conn.gone != null) {

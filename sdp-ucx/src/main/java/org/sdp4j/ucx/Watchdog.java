@@ -223,6 +223,8 @@ final class Watchdog implements Runnable {
                     long v = buf.getLong();
                     if (type == Rendezvous.FIN) {
                         c.peerFinished(v);
+                    } else if (type == Rendezvous.CLOSED && v == 0) {
+                        c.peerClosed();
                     } else {
                         c.peerGone("unknown control message " + type + " on the rendezvous socket");
                         k.cancel();

@@ -7,58 +7,159 @@ import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
 import java.util.Properties;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
 
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
 
 /**
- * The client of the two-host {@code pool-cut-*} steps (issue 20): an idle pooled JDBC connection (HikariCP, the IBM
- * Db2 driver to Derby on the other guest, under the agent: the rules pick the transport) across a cut wire, driven
- * through the same control files as sdp-jni's TwoHostWireCut ({@code CTL/cut} -> {@code cut-on}, {@code restore} ->
- * {@code restored}).
- * <ul>
- * <li>{@code short}: the wire is cut for about 2.5 s while the pool's one connection sits idle, then comes back; the
- * next borrowed connection must answer a checked query. A transport that did not give up keeps the same physical
- * connection (as TCP does).</li>
- * <li>{@code long}: the wire stays cut for the script's time (SDP4J_2H_LONG_CUT, 40 s); a query is tried during the
- * cut with the driver's read timeout ({@code blockingReadConnectionTimeout}) and must fail, not hang; the pool must
- * then evict that connection, and once the wire is back hand out a new one (on RDMA again: the step checks the
- * decision log) that answers the checked query.</li>
- * </ul>
- * Prints {@code WIRE-CUT OK: ...} with what it measured, or {@code WIRE-CUT FAIL: ...} and exits 1.
+ * The client of the two-host {@code pool-cut} step (issue 20): idle pooled JDBC connections (HikariCP, the IBM Db2
+ * driver to Derby on the other guest, under the agent: the rules pick each pool's transport, e.g. one pool per tcp,
+ * sdp and ucx) across two cuts of the wire, all pools at once. It asks the step script for each cut and its end
+ * through files in CTL ({@code cut.N} -> the script cuts, {@code cut-on.N}; {@code restore.N} -> the wire is back,
+ * {@code restored.N}).
+ * <ol>
+ * <li>A short cut (2.5 s) while the pools idle: no transport gives up that soon, so the next borrow from each pool
+ * must answer a checked query on <em>the same physical connection</em> (as TCP's does).</li>
+ * <li>A long cut (LONG_SECONDS): a borrow and query on each pool during it must end - failed, or answered only once
+ * the wire is back - never hang; each pool must have evicted its dead connection (its 5 s validation fails) and, once
+ * the wire is back, answer the checked query on <em>a new physical connection</em>. Which transport the new one took
+ * is the step script's check (the decision log).</li>
+ * </ol>
+ * Prints {@code WIRE-CUT OK: ...} with what it measured per pool, or {@code WIRE-CUT FAIL: ...} and exits 1.
+ * <pre>
+ *   TwoHostPoolCut CTL_DIR LONG_SECONDS NAME=jdbc:URL... [K=V...]   (K=V: the driver's properties)
+ * </pre>
  */
 public final class TwoHostPoolCut {
     private static final int ROWS = 100;
+    private static final long SHORT_CUT_MS = 2500;
 
     public static void main(String[] args) throws Exception {
-        if (args.length < 3 || !(args[2].equals("short") || args[2].equals("long"))) {
-            System.err.println("usage: TwoHostPoolCut URL CTL_DIR short|long [K=V...]");
+        if (args.length < 3) {
+            System.err.println("usage: TwoHostPoolCut CTL_DIR LONG_SECONDS NAME=jdbc:URL... [K=V...]");
             System.exit(2);
         }
-        Path ctl = Path.of(args[1]);
-        boolean longCut = args[2].equals("long");
+        Path ctl = Path.of(args[0]);
+        int longCut = Integer.parseInt(args[1]);
+        Map<String, String> urls = new LinkedHashMap<>();
         Properties props = new Properties();
-        for (int i = 3; i < args.length; i++) {
+        for (int i = 2; i < args.length; i++) {
             int eq = args[i].indexOf('=');
-            props.setProperty(args[i].substring(0, eq), args[i].substring(eq + 1));
+            if (eq <= 0) {
+                throw new IllegalArgumentException("not NAME=URL or KEY=VALUE: " + args[i]);
+            }
+            String k = args[i].substring(0, eq), v = args[i].substring(eq + 1);
+            if (v.startsWith("jdbc:")) {
+                urls.put(k, v);
+            } else {
+                props.setProperty(k, v);
+            }
         }
         Class.forName("com.ibm.db2.jcc.DB2Driver");
-        HikariConfig cfg = new HikariConfig();
-        cfg.setJdbcUrl(args[0]);
-        cfg.setDataSourceProperties(props);
-        cfg.setMaximumPoolSize(1);
-        cfg.setMinimumIdle(1);
-        cfg.setConnectionTimeout(120_000); // long enough to outlast a long cut: the borrow waits for the wire
-        cfg.setValidationTimeout(5_000);
-        cfg.setConnectionTestQuery("VALUES 1");
-        cfg.setPoolName("pool-cut");
-        try (HikariDataSource pool = new HikariDataSource(cfg)) {
-            Object before;
-            try (Connection c = pool.getConnection(); Statement st = c.createStatement()) {
-                before = c.unwrap(Connection.class);
-                st.execute("CREATE TABLE pool_cut (id INT PRIMARY KEY, v INT)");
-                try (PreparedStatement ps = c.prepareStatement("INSERT INTO pool_cut VALUES (?, ?)")) {
+        List<Pool> pools = new ArrayList<>();
+        try {
+            for (Map.Entry<String, String> u : urls.entrySet()) {
+                pools.add(new Pool(u.getKey(), u.getValue(), props));
+            }
+            for (Pool p : pools) {
+                p.seed();
+            }
+            Thread.sleep(1000); // idle in the pools
+
+            // 1. the short cut: the same physical connections answer after it
+            long cutAt = cut(ctl, 1);
+            Thread.sleep(SHORT_CUT_MS);
+            long backAt = restore(ctl, 1);
+            long cutMs = (backAt - cutAt) / 1_000_000;
+            StringBuilder verdict = new StringBuilder();
+            for (Pool p : pools) {
+                Object c = p.check("after the short cut");
+                if (c != p.physical) {
+                    fail(p.name + ": a new physical connection after a " + cutMs + " ms cut: the old one was lost");
+                }
+                verdict.append(p.name).append(": the same connection answered ").append(ms(backAt))
+                        .append(" ms after a ").append(cutMs).append(" ms cut; ");
+                System.out.println("POOL-CUT " + p.name + " short: " + ROWS + " rows checked on the same physical "
+                        + "connection " + ms(backAt) + " ms after the wire came back (cut " + cutMs + " ms)");
+            }
+            Thread.sleep(1000);
+
+            // 2. the long cut: a query on each pool during it ends (failed or answered after the wire is back)
+            cut(ctl, 2);
+            List<CompletableFuture<String>> during = new ArrayList<>();
+            for (Pool p : pools) {
+                during.add(CompletableFuture.supplyAsync(p::queryDuringCut));
+            }
+            Thread.sleep(longCut * 1000L);
+            long restoringAt = System.nanoTime();
+            for (Pool p : pools) {
+                p.restoringAt = restoringAt;
+            }
+            backAt = restore(ctl, 2);
+            for (int i = 0; i < pools.size(); i++) {
+                Pool p = pools.get(i);
+                String d;
+                try {
+                    d = during.get(i).get(180, TimeUnit.SECONDS);
+                } catch (java.util.concurrent.TimeoutException e) {
+                    d = null;
+                    fail(p.name + ": the query during the cut still hangs 180 s after the wire came back");
+                }
+                Object c = p.check("after the long cut");
+                if (c == p.physical) {
+                    fail(p.name + ": the same physical connection after a " + longCut + " s cut: the pool did not "
+                            + "evict it (" + d + ")");
+                }
+                verdict.append(p.name).append(": ").append(d).append(", a new connection answered ")
+                        .append(ms(backAt)).append(" ms after the wire came back; ");
+                System.out.println("POOL-CUT " + p.name + " long: " + d + "; " + ROWS + " rows checked on a new "
+                        + "physical connection " + ms(backAt) + " ms after the wire came back (cut " + longCut + " s)");
+            }
+            for (Pool p : pools) {
+                p.drop();
+            }
+            System.out.println("WIRE-CUT OK: " + verdict.substring(0, verdict.length() - 2));
+        } finally {
+            for (Pool p : pools) {
+                p.ds.close();
+            }
+        }
+    }
+
+    /** One pool of one connection to one URL; its table is its own (the pools may share a database). */
+    private static final class Pool {
+        final String name;
+        final String table;
+        final HikariDataSource ds;
+        Object physical;
+        volatile long restoringAt = Long.MAX_VALUE;
+
+        Pool(String name, String url, Properties props) {
+            this.name = name;
+            this.table = "pool_cut_" + name.replaceAll("[^A-Za-z0-9]", "_");
+            HikariConfig cfg = new HikariConfig();
+            cfg.setJdbcUrl(url);
+            cfg.setDataSourceProperties(props);
+            cfg.setMaximumPoolSize(1);
+            cfg.setMinimumIdle(1);
+            cfg.setConnectionTimeout(150_000); // a borrow during the long cut waits for the wire
+            cfg.setValidationTimeout(5_000);
+            cfg.setConnectionTestQuery("VALUES 1");
+            cfg.setPoolName("pool-cut-" + name);
+            ds = new HikariDataSource(cfg);
+        }
+
+        void seed() throws SQLException {
+            try (Connection c = ds.getConnection(); Statement st = c.createStatement()) {
+                st.execute("CREATE TABLE " + table + " (id INT PRIMARY KEY, v INT)");
+                try (PreparedStatement ps = c.prepareStatement("INSERT INTO " + table + " VALUES (?, ?)")) {
                     for (int i = 0; i < ROWS; i++) {
                         ps.setInt(1, i);
                         ps.setInt(2, i * 7);
@@ -66,79 +167,76 @@ public final class TwoHostPoolCut {
                     }
                 }
             }
-            check(pool, "before the cut");
-            Thread.sleep(1000); // idle in the pool
-            signal(ctl, "cut");
-            await(ctl, "cut-on", 60);
-            long cutAt = System.nanoTime();
-            String during;
-            if (!longCut) {
-                Thread.sleep(2500); // idle across the cut
-                signal(ctl, "restore");
-                await(ctl, "restored", 60);
-                during = "idle in the pool across a " + ms(cutAt) + " ms cut";
-            } else {
-                long t0 = System.nanoTime();
-                try (Connection c = pool.getConnection(); Statement st = c.createStatement();
-                     ResultSet rs = st.executeQuery("SELECT COUNT(*) FROM pool_cut")) {
-                    rs.next();
-                    during = "a query during the cut was answered after " + ms(t0) + " ms (the wire came back "
-                            + (Files.exists(ctl.resolve("restoring")) ? "before it" : "- not yet?!") + ")";
-                    if (!Files.exists(ctl.resolve("restoring"))) {
-                        System.out.println("WIRE-CUT FAIL: a query was answered during the cut: " + during);
-                        System.exit(1);
+            physical = check("before the cuts");
+        }
+
+        /** Borrows a connection and checks every row; the physical connection it used. */
+        Object check(String when) throws SQLException {
+            try (Connection c = ds.getConnection(); Statement st = c.createStatement();
+                 ResultSet rs = st.executeQuery("SELECT id, v FROM " + table + " ORDER BY id")) {
+                int n = 0;
+                while (rs.next()) {
+                    if (rs.getInt(1) != n || rs.getInt(2) != n * 7) {
+                        fail(name + ": row " + n + " differs " + when);
                     }
-                } catch (SQLException e) {
-                    during = "a query during the cut failed after " + ms(t0) + " ms: " + e;
+                    n++;
                 }
-                System.out.println(during);
-                await(ctl, "restored", 600);
+                if (n != ROWS) {
+                    fail(name + ": " + n + " rows " + when + ", expected " + ROWS);
+                }
+                return c.unwrap(Connection.class);
             }
-            long restoredAt = System.nanoTime();
-            Object after = check(pool, "after the wire came back");
-            String same = after == before ? "the same physical connection" : "a new physical connection";
-            System.out.println("WIRE-CUT OK: " + during + "; " + ROWS + " rows checked " + ms(restoredAt)
-                    + " ms after the wire came back, on " + same + " (" + pool.getHikariPoolMXBean().getTotalConnections()
-                    + " in the pool)");
-            try (Connection c = pool.getConnection(); Statement st = c.createStatement()) {
-                st.execute("DROP TABLE pool_cut");
+        }
+
+        /** A borrow and query during the long cut: how it ended. An answer before the wire came back is a failure. */
+        String queryDuringCut() {
+            long t0 = System.nanoTime();
+            try (Connection c = ds.getConnection(); Statement st = c.createStatement();
+                 ResultSet rs = st.executeQuery("SELECT COUNT(*) FROM " + table)) {
+                rs.next();
+                if (System.nanoTime() - restoringAt < 0) {
+                    fail(name + ": a query was answered during the cut, after " + ms(t0) + " ms");
+                }
+                return "a query during the cut was answered " + ms(t0) + " ms after it began, once the wire was back";
+            } catch (SQLException e) {
+                return "a query during the cut failed after " + ms(t0) + " ms: " + e.getClass().getSimpleName()
+                        + (e.getSQLState() != null ? " SQLSTATE " + e.getSQLState() : "");
+            }
+        }
+
+        void drop() throws SQLException {
+            try (Connection c = ds.getConnection(); Statement st = c.createStatement()) {
+                st.execute("DROP TABLE " + table);
             }
         }
     }
 
-    /** Borrows a connection and checks every row; the physical connection it used. */
-    private static Object check(HikariDataSource pool, String when) throws SQLException {
-        try (Connection c = pool.getConnection(); Statement st = c.createStatement();
-             ResultSet rs = st.executeQuery("SELECT id, v FROM pool_cut ORDER BY id")) {
-            int n = 0;
-            while (rs.next()) {
-                if (rs.getInt(1) != n || rs.getInt(2) != n * 7) {
-                    System.out.println("WIRE-CUT FAIL: row " + n + " differs " + when);
-                    System.exit(1);
-                }
-                n++;
-            }
-            if (n != ROWS) {
-                System.out.println("WIRE-CUT FAIL: " + n + " rows " + when + ", expected " + ROWS);
-                System.exit(1);
-            }
-            return c.unwrap(Connection.class);
-        }
+    private static long cut(Path ctl, int n) throws Exception {
+        Files.writeString(ctl.resolve("cut." + n), "");
+        await(ctl, "cut-on." + n, 60);
+        return System.nanoTime();
     }
 
-    private static void signal(Path ctl, String name) throws Exception {
-        Files.writeString(ctl.resolve(name), "");
+    private static long restore(Path ctl, int n) throws Exception {
+        Files.writeString(ctl.resolve("restore." + n), "");
+        await(ctl, "restored." + n, 60);
+        return System.nanoTime();
     }
 
     private static void await(Path ctl, String name, int seconds) throws Exception {
         long end = System.nanoTime() + seconds * 1_000_000_000L;
         while (!Files.exists(ctl.resolve(name))) {
             if (System.nanoTime() - end > 0) {
-                System.out.println("WIRE-CUT FAIL: no " + name + " from the step script within " + seconds + " s");
-                System.exit(1);
+                fail("no " + name + " from the step script within " + seconds + " s");
             }
             Thread.sleep(20);
         }
+    }
+
+    private static void fail(String why) {
+        System.out.println("WIRE-CUT FAIL: " + why);
+        System.out.flush();
+        Runtime.getRuntime().halt(1); // from any thread, with pools and the wire in any state
     }
 
     private static long ms(long since) {
