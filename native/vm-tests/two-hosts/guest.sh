@@ -133,7 +133,8 @@ streams_ended() {
   failed=$(grep -c 'the connection failed after' "$out/$step-client.log")
   [ $((whole + failed)) = "$1" ] || { echo "$whole of $1 streams echoed, $failed failed as allowed: not all $1 ended"; return 1; }
   if [ ${#xjvm[@]} -gt 0 ]; then
-    detail="$whole of $1 streams echoed byte for byte"
+    detail="$whole of $1 streams echoed byte for byte ($(sed -n 's/.*: \([0-9]*\) bytes echoed byte for byte by .* in \([0-9]*\) ms/\1 B in \2 ms/p' \
+      "$out/$step-client.log" | paste -sd, | sed 's/,/, /g'))"
     [ "$failed" = 0 ] || detail="$detail; $failed failed with an IOException in time: $(grep -o 'the connection failed after.*' \
       "$out/$step-client.log" | head -1 | cut -c1-200)"
   fi
@@ -181,11 +182,14 @@ check_echo_nio() { echo_server_check 7475 sdp rsocket; }
 # retry (CI once: the second connection's rendezvous found no answer within 5 s and went to TCP, correctly, and the
 # step, which is about closes, failed).
 expect_ucx="--upgrade 7476"
+# streams (connections) per ucx step: 1 MiB, then random sizes (SDP4J_2H_UCX_STREAMS, 2; more for a stress run)
+ucx_streams=${SDP4J_2H_UCX_STREAMS:-2}
+[[ "$ucx_streams" =~ ^[1-9][0-9]?$ ]] || { echo "SDP4J_2H_UCX_STREAMS must be 1-99, not $ucx_streams"; exit 2; }
 ucx_jvm=(-Dsdp4j.both.timeout=${SDP4J_2H_UCX_ATTEMPT:-30000} -Dsdp4j.ucx.handshake=${SDP4J_2H_UCX_ATTEMPT:-30000})
 ucx_server() { # MODE PORT
   conf $work/ucx-$1-server.conf "use ucx server * $B:$2" 'use tcp server * *:*'
   timeout 600 "$java" "${jvm[@]}" "${xjvm[@]}" -javaagent:"$agent"=conf=$work/ucx-$1-server.conf -cp "$tc" \
-    org.sdp4j.rsocket.TwoHostEcho server $1 $B $2 2 > "$out/$step-server.log" 2>&1 &
+    org.sdp4j.rsocket.TwoHostEcho server $1 $B $2 $ucx_streams > "$out/$step-server.log" 2>&1 &
   srv=$!
   wait_for_line "$out/$step-server.log" listening 180 || { cat "$out/$step-server.log"; return 1; }
   grep 'rendezvous on RDMA-CM\|serves this host only' "$out/$step-server.log" || true
@@ -196,7 +200,8 @@ ucx_client() { # MODE PORT
   (for i in $(seq 1 600); do rdma resource show qp 2>/dev/null | grep -w java; sleep 0.5; done) > "$out/$step-qps.log" &
   local qps=$!
   timeout 600 "$java" "${jvm[@]}" "${ucx_jvm[@]}" "${xjvm[@]}" -javaagent:"$agent"=conf=$work/ucx-$1-client.conf -cp "$tc" \
-    org.sdp4j.rsocket.TwoHostEcho client $1 $B $2 "$RANDOM$RANDOM" 1048576 r > "$out/$step-client.log" 2>&1
+    org.sdp4j.rsocket.TwoHostEcho client $1 $B $2 "$RANDOM$RANDOM" 1048576 $(for ((i = 2; i <= ucx_streams; i++)); do printf ' r'; done) \
+    > "$out/$step-client.log" 2>&1
   local rc=$?
   kill $qps 2>/dev/null; wait $qps 2>/dev/null
   cat "$out/$step-client.log"
@@ -205,18 +210,18 @@ ucx_client() { # MODE PORT
   [ $rc = 0 ] || return $rc
   # RC QPs in RTS carry the streams; the UD ones in RESET are RDMA-CM's placeholder QPs of UCX's CM endpoints
   grep -q 'type RC state RTS' "$out/$step-qps.log" || { echo "no RC QP of the client JVM in RTS: not UCX rc_verbs?"; return 3; }
-  streams_ended 2 || return 4
-  [ "$(grep -c "client $B:$2 .*family=ucx transport=ucx" "$out/$step-client.log")" = 2 ] ||
+  streams_ended $ucx_streams || return 4
+  [ "$(grep -c "client $B:$2 .*family=ucx transport=ucx" "$out/$step-client.log")" = $ucx_streams ] ||
     { echo "the client's decision log does not show two connections with family=ucx transport=ucx to $B:$2"; return 3; }
   if [ "$1" = net ]; then
-    [ "$(grep -c "to $B:$2: UCX over RDMA across hosts" "$out/$step-client.log")" = 2 ] ||
+    [ "$(grep -c "to $B:$2: UCX over RDMA across hosts" "$out/$step-client.log")" = $ucx_streams ] ||
       { echo "the client's log does not name UCX over RDMA for both connections"; return 3; }
   fi
 }
 ucx_check() { # MODE PORT
   echo_server_check $2 ucx ucx+tcp || return 3
   if [ "$1" = net ]; then
-    [ "$(grep -c "accepted on $B:$2: UCX over RDMA across hosts" "$out/$step-server.log")" = 2 ] ||
+    [ "$(grep -c "accepted on $B:$2: UCX over RDMA across hosts" "$out/$step-server.log")" = $ucx_streams ] ||
       { echo "the server's log does not show two connections accepted over UCX over RDMA"; return 3; }
   fi
 }

@@ -108,11 +108,11 @@ final class UcxClose {
             }
             case PEER_DONE -> {
                 // across hosts the endpoint must outlive the peer's reading: closing it disconnects the queue pair,
-                // and the peer's UCX fails its endpoint and drops what it has not yet handed to a receive (2 % loss
-                // between the guests: a 2.5 MB echo lost its tail, "Connection reset by remote peer", after its
-                // sender had flushed and closed). So it stays until the peer closed too (its CLOSED message, or its
-                // hang-up), or is gone, or the linger bound passed - as a closed TCP socket's data is delivered
-                // while the peer reads on.
+                // the peer's UCX fails its endpoint, and a reader there that has not yet received every byte ends
+                // (ucx-lossy, 2 % loss between the guests: a 1 MiB echo ended in "Connection reset by remote peer"
+                // after its sender had echoed everything and closed). So it stays until the peer closed too (its
+                // CLOSED message, or its hang-up), or is gone, or the linger bound passed - as a closed TCP socket's
+                // data stays deliverable while the peer reads on.
                 progressQuietly();
                 if (conn.peerClosed || conn.closedByPeer || conn.gone != null
                         || System.nanoTime() - lingerUntil >= 0) {
