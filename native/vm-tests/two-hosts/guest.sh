@@ -42,7 +42,7 @@
 #                   wire for SDP4J_2H_LONG_CUT seconds (40) while the reads go on timing out (docs/reliability.md)
 #   pool-cut        HikariCP + JCC pools on tcp, sdp and ucx to one Derby across a 2.5 s cut (the same connections
 #                   answer after it) and a 25 s cut (each pool evicts its connection; a new one answers after it)
-#   device-gone-sdp|ucx a deletes its rxe0 under the open connection: an IOException within 30 s is required (sdp:
+#   device-gone-sdp|ucx a deletes its rxe0 under the open connection: an IOException naming rxe0 within 30 s (sdp:
 #                   RdmaDeviceWatch names the device; docs/reliability.md); rxe0 is added back after
 #   host-crash      (the last step of a list) b's qemu killed by the host under blocked reads, writes and keep-alive
 #                   reads on tcp, sdp and ucx: each one's outcome and time; never an end of stream (docs/reliability.md)
@@ -510,11 +510,13 @@ client_host_crash() {
 # back after): the client's reads must end in an IOException within 30 s and every later call fail; the JVM lives
 expect_device_gone_sdp="--rdma 7496"
 serve_device_gone_sdp() { wirecut_server 7496 sdp; }
-client_device_gone_sdp() { wc_mode=gone wirecut_client 7496 sdp rsocket 60; }
+client_device_gone_sdp() { wc_mode=gone wirecut_client 7496 sdp rsocket 60 && device_named; }
+# the IOException must name the device (the issue: "fail with an IOException naming the device")
+device_named() { [[ "$detail" == *"RDMA device rxe0 was removed"* ]] || { echo "the failure does not name rxe0"; return 3; }; }
 stop_device_gone_sdp() { wirecut_stop; }
 expect_device_gone_ucx="--upgrade 7497"
 serve_device_gone_ucx() { wirecut_server 7497 ucx; }
-client_device_gone_ucx() { wc_mode=gone wirecut_client 7497 ucx ucx 60 "${ucx_jvm[@]}"; }
+client_device_gone_ucx() { wc_mode=gone wirecut_client 7497 ucx ucx 60 "${ucx_jvm[@]}" && device_named; }
 stop_device_gone_ucx() { wirecut_stop; }
 # wire-cut-long-*: the same with the wire cut for SDP4J_2H_LONG_CUT seconds (default 40): past RDMA's retries
 cut_secs=${SDP4J_2H_LONG_CUT:-40}

@@ -55,6 +55,16 @@ public interface Transport {
     default void established(Object socket, InetSocketAddress remote, boolean accepted) {
     }
 
+    /**
+     * For a transport that rides an RDMA device without watching it (ucx across hosts): a check of the device under
+     * a connection from local address {@code local}, which returns why that device is gone, naming it, or null while
+     * it is there. Null when this transport cannot tell; the rsocket transport can: it reads the kernel's RDMA device
+     * list ({@link Transports#rdmaDeviceCheck} asks every transport).
+     */
+    default java.util.function.Supplier<String> rdmaDeviceCheck(java.net.InetAddress local) {
+        return null;
+    }
+
     /** What {@code selftest} adds after "available" (smc: its RDMA devices and User EIDs), or null. */
     default String describe() {
         return null;

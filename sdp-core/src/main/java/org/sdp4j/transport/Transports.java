@@ -41,6 +41,24 @@ public final class Transports {
         return List.copyOf(list);
     }
 
+    /**
+     * The first check of the RDMA device under a connection from {@code local} that a transport offers
+     * ({@link Transport#rdmaDeviceCheck}), or null: for a transport that rides a device without watching it.
+     */
+    public static java.util.function.Supplier<String> rdmaDeviceCheck(java.net.InetAddress local) {
+        for (Transport t : Holder.ALL) {
+            try {
+                java.util.function.Supplier<String> c = t.rdmaDeviceCheck(local);
+                if (c != null) {
+                    return c;
+                }
+            } catch (RuntimeException | LinkageError e) {
+                // a transport that cannot tell says nothing: the connection is merely not watched
+            }
+        }
+        return null;
+    }
+
     /** TCP first, then the accelerated transports in class-path order. */
     public static List<Transport> all() {
         return Holder.ALL;

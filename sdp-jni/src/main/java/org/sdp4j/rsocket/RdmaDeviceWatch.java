@@ -94,6 +94,12 @@ final class RdmaDeviceWatch {
         return list != null && !listed(list, device);
     }
 
+    /** Whether device is missing from the kernel's list, read now (a failure's cause: rare, so never stale). */
+    static boolean goneNow(Device device) {
+        String list = list(true);
+        return list != null && !listed(list, device);
+    }
+
     /** Whether the list holds the device's index (its name may have changed). */
     static boolean listed(String list, Device device) {
         for (String line : list.split("\n")) {
@@ -119,13 +125,18 @@ final class RdmaDeviceWatch {
             }
             if (links == null || unreadable || now || t - readAt >= REFRESH_NANOS) {
                 try {
+                    // loaded here too: a JVM whose connections are all ucx asks before anything loaded the library
+                    Throwable notLoaded = NativeLibrary.loadFailure();
+                    if (notLoaded != null) {
+                        throw new IOException("libsdp4j is not loaded: " + notLoaded.getMessage());
+                    }
                     links = Native.rdmaLinks();
                     unreadable = false;
                 } catch (IOException | RuntimeException | UnsatisfiedLinkError e) {
                     if (!unreadable && !warned) {
                         warned = true;
                         SdpLog.log(SdpLog.WARN, "sdp4j: the RDMA device list cannot be read (" + e.getMessage()
-                                + "): rsocket connections are not watched for a removed device meanwhile");
+                                + "): rsocket and ucx connections are not watched for a removed device meanwhile");
                     }
                     unreadable = true;
                     links = null;

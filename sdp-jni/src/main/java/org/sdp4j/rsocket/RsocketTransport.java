@@ -18,6 +18,27 @@ import org.sdp4j.transport.Transport;
  * and never throws.
  */
 public final class RsocketTransport implements Transport {
+    /** The kernel's RDMA device list serves UCX across hosts too (it has no device watch of its own). */
+    @Override
+    public java.util.function.Supplier<String> rdmaDeviceCheck(java.net.InetAddress local) {
+        RdmaDeviceWatch.Device d = RdmaDeviceWatch.deviceOf(local);
+        if (d == null) {
+            return null;
+        }
+        return new java.util.function.Supplier<>() {
+            @Override
+            public String get() {
+                return RdmaDeviceWatch.goneNow(d) ? "RDMA device " + d + " was removed (it left the kernel's RDMA "
+                        + "device list)" : null;
+            }
+
+            @Override
+            public String toString() {
+                return d.toString(); // the device's name, for the decision log
+            }
+        };
+    }
+
 
     public RsocketTransport() {
         // cheap on purpose: ServiceLoader instantiates every transport, used or not

@@ -283,8 +283,22 @@ final class RemoteRendezvous implements AutoCloseable {
                                 + c.recv.getStatus() + ")");
                     }
                     c.out = answer(c);
-                    c.reply = c.ep.sendStreamNonBlocking(UcxUtils.getAddress(c.out), Upgrade.MESSAGE, null);
-                    pending.put(c.recorded.key(), c.recorded);
+                    // recorded before the reply is posted: UCX may send it at once, and a client that has it
+                    // connects its TCP at once; this thread can lose the CPU in between (1 vCPU under TCG, 2 % loss:
+                    // once the TCP connection was there first, went to the application as a plain one, and the
+                    // client's upgrade timed out). Under the record's lock: a TCP connection from the claimed source
+                    // that comes even sooner (a client that did not wait for the reply) takes the worker only once
+                    // this thread is done with it (Pending.own)
+                    Pending made = c.recorded;
+                    synchronized (made) {
+                        pending.put(made.key(), made);
+                        try {
+                            c.reply = c.ep.sendStreamNonBlocking(UcxUtils.getAddress(c.out), Upgrade.MESSAGE, null);
+                        } catch (RuntimeException e) {
+                            pending.remove(made.key(), made);
+                            throw e;
+                        }
+                    }
                 } else if (now - c.deadline > 0) {
                     throw new java.net.SocketTimeoutException("no claim within " + CLAIM_MILLIS + " ms");
                 }

@@ -71,6 +71,8 @@ final class UcxConnection {
     /** Across hosts ({@link Upgrade}): the worker is the RDMA context's and is never pooled; the peer's address. */
     volatile boolean remote;
     volatile java.net.InetAddress peerAddress;
+    /** Across hosts: why the RDMA device under the connection is gone, or null (see {@link #deviceGone}). */
+    volatile java.util.function.Supplier<String> deviceCheck;
 
     private volatile org.sdp4j.ops.OpenConnections.Entry tracked;
 
@@ -85,7 +87,8 @@ final class UcxConnection {
 
     /** What carries this connection, for the decision log. */
     String carrier() {
-        return remote ? "UCX over RDMA across hosts (tls=" + RemoteUcx.transports() + ", rendezvous over rdmacm, "
+        return remote ? "UCX over RDMA across hosts (tls=" + RemoteUcx.transports() + ", device "
+                + (deviceCheck != null ? deviceCheck : "not known") + ", rendezvous over rdmacm, "
                 + "liveness and end-of-stream over TCP " + control.socket().getLocalSocketAddress() + " -> "
                 + control.socket().getRemoteSocketAddress() + ")" : "UCX shared memory (tls=" + Ucx.transports() + ")";
     }
@@ -257,9 +260,28 @@ final class UcxConnection {
         if (why == null && peerSent >= 0) {
             closedByPeer = true;
         } else if (gone == null) {
-            gone = why != null ? why : "the peer's rendezvous socket closed without end-of-stream (peer process gone)";
+            String device = deviceGone();
+            gone = device != null ? device
+                    : why != null ? why : "the peer's rendezvous socket closed without end-of-stream (peer process gone)";
         }
         wake();
+    }
+
+    /**
+     * Across hosts, when this side's RDMA device was removed: that, naming the device, as the cause of a failure
+     * (the peer's hang-up or the endpoint's error follows from it; the rsocket transport reads the device list).
+     */
+    String deviceGone() {
+        java.util.function.Supplier<String> check = deviceCheck;
+        if (check == null) {
+            return null;
+        }
+        try {
+            String why = check.get();
+            return why == null ? null : why + " under this UCX connection";
+        } catch (RuntimeException | LinkageError e) {
+            return null;
+        }
     }
 
     /** All the peer sent has been received and it sent end-of-stream. */

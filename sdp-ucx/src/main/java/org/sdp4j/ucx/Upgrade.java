@@ -152,7 +152,8 @@ final class Upgrade {
         private static void tell(UcxConnection c, String why) {
             if (c != null && why != null) {
                 if (c.endpointError == null) {
-                    c.endpointError = why;
+                    String device = c.deviceGone();
+                    c.endpointError = device != null ? device + " (" + why + ")" : why;
                 }
                 c.wake();
             }
@@ -249,6 +250,8 @@ final class Upgrade {
         UcxConnection c = Handshake.finish(w, ep, tcp, id, reply.id(), staging, servedBy, where, true);
         c.remote = true;
         c.peerAddress = ((InetSocketAddress) tcp.getRemoteAddress()).getAddress();
+        c.deviceCheck = org.sdp4j.transport.Transports.rdmaDeviceCheck(
+                ((InetSocketAddress) tcp.getLocalAddress()).getAddress());
         return c;
     }
 
@@ -329,6 +332,8 @@ final class Upgrade {
                     where, false);
             c.remote = true;
             c.peerAddress = p.key().getAddress();
+            c.deviceCheck = org.sdp4j.transport.Transports.rdmaDeviceCheck(
+                    ((InetSocketAddress) ch.getLocalAddress()).getAddress());
             p.failure().attach(c);
             return c;
         } catch (IOException | RuntimeException | OutOfMemoryError e) {
