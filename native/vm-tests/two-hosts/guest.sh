@@ -125,6 +125,7 @@ client_wire() {
 serve_wire() { timeout 90 rping -s -a $B -C 3 -S 64 -p 7470 > "$out/wire-rping.log" 2>&1 & srv=$!; sleep 2; echo listening; }
 
 xjvm=() # more JVM options for the echo steps' JVMs (the lossy steps set their own, local, list)
+rnd=r # the echo steps' second stream: a random size up to 3 MiB (the lossy steps: up to 1 MiB, "r1048576")
 # streams_ended N: the client's N streams each echoed byte for byte - or, on a lossy step (TwoHostEcho's
 # -Decho.failWithin), ended in the transport's SocketException within the bound; sets 'detail' to say which
 streams_ended() {
@@ -149,7 +150,7 @@ echo_server() { # MODE PORT FAMILY
 echo_client() { # MODE PORT FAMILY
   conf $work/$1-client.conf "use $3 client * $B:$2" 'use tcp client * *:*'
   timeout 600 "$java" "${jvm[@]}" "${xjvm[@]}" -javaagent:"$agent"=conf=$work/$1-client.conf -cp "$tc" \
-    org.sdp4j.rsocket.TwoHostEcho client "$1" $B "$2" "$RANDOM$RANDOM" 1048576 r > "$out/$step-client.log" 2>&1
+    org.sdp4j.rsocket.TwoHostEcho client "$1" $B "$2" "$RANDOM$RANDOM" 1048576 $rnd > "$out/$step-client.log" 2>&1
   local rc=$?
   cat "$out/$step-client.log"
   [ $rc = 0 ] || return $rc
@@ -200,7 +201,7 @@ ucx_client() { # MODE PORT
   (for i in $(seq 1 600); do rdma resource show qp 2>/dev/null | grep -w java; sleep 0.5; done) > "$out/$step-qps.log" &
   local qps=$!
   timeout 600 "$java" "${jvm[@]}" "${ucx_jvm[@]}" "${xjvm[@]}" -javaagent:"$agent"=conf=$work/ucx-$1-client.conf -cp "$tc" \
-    org.sdp4j.rsocket.TwoHostEcho client $1 $B $2 "$RANDOM$RANDOM" 1048576 $(for ((i = 2; i <= ucx_streams; i++)); do printf ' r'; done) \
+    org.sdp4j.rsocket.TwoHostEcho client $1 $B $2 "$RANDOM$RANDOM" 1048576 $(for ((i = 2; i <= ucx_streams; i++)); do printf ' %s' "$rnd"; done) \
     > "$out/$step-client.log" 2>&1
   local rc=$?
   kill $qps 2>/dev/null; wait $qps 2>/dev/null
@@ -241,8 +242,8 @@ unlossy() {
   else tc qdisc del dev eth0 root 2>/dev/null || true; fi
 }
 lossy_jvm=(-Decho.failWithin=${SDP4J_2H_LOSSY_BOUND:-60})
-serve_ucx_lossy() { local -a xjvm=("${lossy_jvm[@]}"); lossy || return 1; ucx_server net 7479; }
-client_ucx_lossy() { local -a xjvm=("${lossy_jvm[@]}"); lossy || return 1; ucx_client net 7479; local rc=$?; unlossy; return $rc; }
+serve_ucx_lossy() { local -a xjvm=("${lossy_jvm[@]}"); local rnd=r1048576; lossy || return 1; ucx_server net 7479; }
+client_ucx_lossy() { local -a xjvm=("${lossy_jvm[@]}"); local rnd=r1048576; lossy || return 1; ucx_client net 7479; local rc=$?; unlossy; return $rc; }
 stop_ucx_lossy() { local rc; stop_server; rc=$?; unlossy; return $rc; }
 check_ucx_lossy() { ucx_check net 7479; }
 
@@ -250,14 +251,14 @@ check_ucx_lossy() { ucx_check net 7479; }
 # the frames they send: rsockets' RC queue pairs retransmit; every byte must arrive (or the connection fail with an
 # IOException - never a silent wait)
 expect_sdp_lossy="--rdma 7498"
-serve_sdp_lossy() { local -a xjvm=("${lossy_jvm[@]}"); lossy || return 1; echo_server net 7498 sdp; }
-client_sdp_lossy() { local -a xjvm=("${lossy_jvm[@]}"); lossy || return 1; echo_client net 7498 sdp rsocket; local rc=$?; unlossy; return $rc; }
+serve_sdp_lossy() { local -a xjvm=("${lossy_jvm[@]}"); local rnd=r1048576; lossy || return 1; echo_server net 7498 sdp; }
+client_sdp_lossy() { local -a xjvm=("${lossy_jvm[@]}"); local rnd=r1048576; lossy || return 1; echo_client net 7498 sdp rsocket; local rc=$?; unlossy; return $rc; }
 stop_sdp_lossy() { local rc; stop_server; rc=$?; unlossy; return $rc; }
 check_sdp_lossy() { echo_server_check 7498 sdp rsocket; }
 # tcp-lossy: the same on 'use tcp', the reference the lossy rows of docs/reliability.md compare with
 expect_tcp_lossy="--tcp 7499"
-serve_tcp_lossy() { local -a xjvm=("${lossy_jvm[@]}"); lossy || return 1; echo_server net 7499 tcp; }
-client_tcp_lossy() { local -a xjvm=("${lossy_jvm[@]}"); lossy || return 1; echo_client net 7499 tcp tcp; local rc=$?; unlossy; return $rc; }
+serve_tcp_lossy() { local -a xjvm=("${lossy_jvm[@]}"); local rnd=r1048576; lossy || return 1; echo_server net 7499 tcp; }
+client_tcp_lossy() { local -a xjvm=("${lossy_jvm[@]}"); local rnd=r1048576; lossy || return 1; echo_client net 7499 tcp tcp; local rc=$?; unlossy; return $rc; }
 stop_tcp_lossy() { local rc; stop_server; rc=$?; unlossy; return $rc; }
 check_tcp_lossy() { echo_server_check 7499 tcp tcp; }
 

@@ -21,7 +21,8 @@ import java.util.concurrent.CompletableFuture;
  * plain NIO channels, nothing of sdp4j; run under the agent, the rules decide the transport.
  * <pre>
  *   server net|nio ADDR PORT COUNT          accept COUNT connections one after the other, echo each until EOF
- *   client net|nio HOST PORT SEED SIZE...   one connection per SIZE (bytes, or "r" for a random 1 B..3 MiB):
+ *   client net|nio HOST PORT SEED SIZE...   one connection per SIZE (bytes, "r" for a random 1 B..3 MiB, "rN" for
+ *                                           a random 1..N B):
  *                                           send SIZE random bytes in random-size writes, half-close, read the echo
  *                                           back in random-size reads, compare byte for byte, expect EOF
  * </pre>
@@ -48,7 +49,10 @@ public final class TwoHostEcho {
             InetSocketAddress to = new InetSocketAddress(InetAddress.getByName(args[2]), Integer.parseInt(args[3]));
             Random rnd = new Random(Long.parseLong(args[4]));
             for (int i = 5; i < args.length; i++) {
-                int size = args[i].equals("r") ? 1 + rnd.nextInt(3 << 20) : Integer.parseInt(args[i]);
+                // "r": a random size up to 3 MiB; "rN": up to N bytes (the lossy steps: a shorter run)
+                int size = args[i].startsWith("r")
+                        ? 1 + rnd.nextInt(args[i].length() > 1 ? Integer.parseInt(args[i].substring(1)) : 3 << 20)
+                        : Integer.parseInt(args[i]);
                 byte[] data = new byte[size];
                 rnd.nextBytes(data);
                 long t0 = System.nanoTime();
