@@ -68,7 +68,10 @@ public final class Peer {
             out = new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8));
         }
 
-        /** The next line the peer prints that starts with {@code prefix}: its rest. */
+        /**
+         * The next line the peer prints that starts with {@code prefix}: its rest. Allowed 60 s, not BOUND_S: the
+         * peer JVM starts first (under TCG emulation that alone can take 20 s).
+         */
         String expect(String prefix) throws Exception {
             java.util.concurrent.Future<String> f = ContractBase.EXEC.submit(() -> {
                 String l;
