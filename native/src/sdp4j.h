@@ -86,6 +86,16 @@ int sdp4j_real_rdmacm(void);
 
 /* Each netlink attribute a in attrs[0..len) (a netlink reply's payload, untrusted): stops at the first one whose
  * length would leave the buffer. For files that include <linux/netlink.h>. */
+/* sdp4j_nl.c: sends one netlink request (req: its nlmsghdr, then the rest, nlmsg_len bytes in all) on s, then
+ * calls each(attrs, len, arg) with the attributes of every reply message (after hdr bytes of family header: 0 for
+ * RDMA netlink, GENL_HDRLEN for generic netlink) until NLMSG_DONE or the ack; a request with neither NLM_F_DUMP nor
+ * NLM_F_ACK ends after the first reply datagram. Receives are bounded by s's SO_RCVTIMEO. 0, or -1 with errno (the
+ * kernel's error included). */
+struct nlmsghdr;
+struct nlattr;
+int sdp4j_nl_call(int s, const struct nlmsghdr *req, size_t hdr, void (*each)(struct nlattr *, int, void *),
+		  void *arg);
+
 #define NLA_FOR_EACH(a, attrs, len) \
 	for ((a) = (attrs); (len) >= (int)sizeof(struct nlattr) && (a)->nla_len >= sizeof(struct nlattr) && \
 	     (a)->nla_len <= (len); (len) -= NLA_ALIGN((a)->nla_len), \

@@ -111,8 +111,6 @@ static int nldev_dump(int s, int cmd, const unsigned int *dev_index, void (*each
 		struct nlattr a;
 		unsigned int index;
 	} req;
-	char buf[16384] __attribute__((aligned(NLMSG_ALIGNTO)));
-	struct sockaddr_nl nl = { .nl_family = AF_NETLINK };
 
 	memset(&req, 0, sizeof req);
 	req.nlh.nlmsg_len = NLMSG_LENGTH(dev_index ? NLA_HDRLEN + 4 : 0);
@@ -124,34 +122,7 @@ static int nldev_dump(int s, int cmd, const unsigned int *dev_index, void (*each
 		req.a.nla_type = RDMA_NLDEV_ATTR_DEV_INDEX;
 		req.index = *dev_index;
 	}
-	if (sendto(s, &req, req.nlh.nlmsg_len, 0, (struct sockaddr *)&nl, sizeof nl) < 0)
-		return -1;
-	for (;;) {
-		ssize_t n = recv(s, buf, sizeof buf, 0);
-		struct nlmsghdr *h;
-
-		if (n < 0)
-			return -1;
-		if (n == 0) {
-			errno = EPROTO;
-			return -1;
-		}
-		for (h = (struct nlmsghdr *)buf; NLMSG_OK(h, (size_t)n); h = NLMSG_NEXT(h, n)) {
-			if (h->nlmsg_type == NLMSG_DONE)
-				return 0;
-			if (h->nlmsg_type == NLMSG_ERROR) {
-				struct nlmsgerr *e = NLMSG_DATA(h);
-
-				if (h->nlmsg_len < NLMSG_LENGTH(sizeof *e) || !e->error) {
-					errno = EPROTO;
-					return -1;
-				}
-				errno = -e->error;
-				return -1;
-			}
-			each((struct nlattr *)NLMSG_DATA(h), (int)(h->nlmsg_len - NLMSG_LENGTH(0)), arg);
-		}
-	}
+	return sdp4j_nl_call(s, &req.nlh, 0, each, arg);
 }
 
 /* Native.rdmaLinks: one line per registered RDMA device, "INDEX NAME NETDEV..." (the kernel's device index, which

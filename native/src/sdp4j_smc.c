@@ -284,8 +284,6 @@ static int genl_call(int s, int family, int cmd, int flags, const void *attr, in
 		struct genlmsghdr g;
 		char attrs[64];
 	} req;
-	char buf[8192] __attribute__((aligned(NLMSG_ALIGNTO)));
-	struct sockaddr_nl nl = { .nl_family = AF_NETLINK };
 
 	if (alen < 0 || alen > (int)sizeof req.attrs) {
 		errno = EINVAL;
@@ -300,37 +298,7 @@ static int genl_call(int s, int family, int cmd, int flags, const void *attr, in
 	req.g.version = 1;
 	if (alen)
 		memcpy(req.attrs, attr, (size_t)alen);
-	if (sendto(s, &req, req.nlh.nlmsg_len, 0, (struct sockaddr *)&nl, sizeof nl) < 0)
-		return -1;
-	for (;;) {
-		ssize_t n = recv(s, buf, sizeof buf, 0);
-		struct nlmsghdr *h;
-
-		if (n < 0)
-			return -1;
-		for (h = (struct nlmsghdr *)buf; NLMSG_OK(h, (size_t)n); h = NLMSG_NEXT(h, n)) {
-			if (h->nlmsg_type == NLMSG_DONE)
-				return 0;
-			if (h->nlmsg_type == NLMSG_ERROR) {
-				struct nlmsgerr *e = NLMSG_DATA(h);
-
-				if (h->nlmsg_len < NLMSG_LENGTH(sizeof *e)) {
-					errno = EPROTO;
-					return -1;
-				}
-				if (e->error) {
-					errno = -e->error;
-					return -1;
-				}
-				return 0; /* the ack */
-			}
-			if (h->nlmsg_len >= NLMSG_LENGTH(GENL_HDRLEN))
-				each((struct nlattr *)((char *)NLMSG_DATA(h) + GENL_HDRLEN),
-				     (int)(h->nlmsg_len - NLMSG_LENGTH(GENL_HDRLEN)), arg);
-		}
-		if (!(flags & NLM_F_DUMP) && !(flags & NLM_F_ACK))
-			return 0;
-	}
+	return sdp4j_nl_call(s, &req.nlh, GENL_HDRLEN, each, arg);
 }
 
 static void family_id(struct nlattr *attrs, int len, void *arg)
