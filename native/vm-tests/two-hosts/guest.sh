@@ -521,6 +521,13 @@ client_device_gone_ucx() { wc_mode=gone wirecut_client 7497 ucx ucx 60 "${ucx_jv
 stop_device_gone_ucx() { wirecut_stop; }
 # wire-cut-long-*: the same with the wire cut for SDP4J_2H_LONG_CUT seconds (default 40): past RDMA's retries
 cut_secs=${SDP4J_2H_LONG_CUT:-40}
+# SDP4J_2H_UCX_RETRY=N (1-6; not by default): UCX's RC retry count in every JVM of both guests
+# (UCX_RC_VERBS_RETRY_COUNT). rdma_rxe retries for ever at 7, UCX's default; below it an RC queue pair gives up, so
+# wire-cut-long-ucx shows the transport giving up (docs/reliability.md)
+if [ -n "${SDP4J_2H_UCX_RETRY:-}" ]; then
+  [[ "$SDP4J_2H_UCX_RETRY" =~ ^[1-6]$ ]] || { echo "SDP4J_2H_UCX_RETRY must be 1-6, not $SDP4J_2H_UCX_RETRY"; exit 2; }
+  export UCX_RC_VERBS_RETRY_COUNT=$SDP4J_2H_UCX_RETRY
+fi
 expect_wire_cut_long_tcp="--tcp 7493"
 serve_wire_cut_long_tcp() { wirecut_server 7493 tcp; }
 client_wire_cut_long_tcp() { wirecut_client 7493 tcp tcp "$cut_secs"; }
