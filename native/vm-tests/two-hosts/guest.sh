@@ -242,24 +242,29 @@ unlossy() {
   else tc qdisc del dev eth0 root 2>/dev/null || true; fi
 }
 lossy_jvm=(-Decho.failWithin=${SDP4J_2H_LOSSY_BOUND:-60})
-serve_ucx_lossy() { local -a xjvm=("${lossy_jvm[@]}"); local rnd=r1048576; lossy || return 1; ucx_server net 7479; }
-client_ucx_lossy() { local -a xjvm=("${lossy_jvm[@]}"); local rnd=r1048576; lossy || return 1; ucx_client net 7479; local rc=$?; unlossy; return $rc; }
-stop_ucx_lossy() { local rc; stop_server; rc=$?; unlossy; return $rc; }
+# lossy_serve|lossy_client CMD...: CMD (an echo step's server or client) on a lossy NIC, with the lossy steps' JVM
+# options and stream sizes; the client puts the NIC back after, lossy_stop after the server
+lossy_serve() { local -a xjvm=("${lossy_jvm[@]}"); local rnd=r1048576; lossy || return 1; "$@"; }
+lossy_client() { local -a xjvm=("${lossy_jvm[@]}"); local rnd=r1048576 rc; lossy || return 1; "$@"; rc=$?; unlossy; return $rc; }
+lossy_stop() { local rc; stop_server; rc=$?; unlossy; return $rc; }
+serve_ucx_lossy() { lossy_serve ucx_server net 7479; }
+client_ucx_lossy() { lossy_client ucx_client net 7479; }
+stop_ucx_lossy() { lossy_stop; }
 check_ucx_lossy() { ucx_check net 7479; }
 
 # sdp-lossy (issue 20): echo-net's java.net echo on 'use sdp' with both NICs dropping 2% of
 # the frames they send: rsockets' RC queue pairs retransmit; every byte must arrive (or the connection fail with an
 # IOException - never a silent wait)
 expect_sdp_lossy="--rdma 7498"
-serve_sdp_lossy() { local -a xjvm=("${lossy_jvm[@]}"); local rnd=r1048576; lossy || return 1; echo_server net 7498 sdp; }
-client_sdp_lossy() { local -a xjvm=("${lossy_jvm[@]}"); local rnd=r1048576; lossy || return 1; echo_client net 7498 sdp rsocket; local rc=$?; unlossy; return $rc; }
-stop_sdp_lossy() { local rc; stop_server; rc=$?; unlossy; return $rc; }
+serve_sdp_lossy() { lossy_serve echo_server net 7498 sdp; }
+client_sdp_lossy() { lossy_client echo_client net 7498 sdp rsocket; }
+stop_sdp_lossy() { lossy_stop; }
 check_sdp_lossy() { echo_server_check 7498 sdp rsocket; }
 # tcp-lossy: the same on 'use tcp', the reference the lossy rows of docs/reliability.md compare with
 expect_tcp_lossy="--tcp 7499"
-serve_tcp_lossy() { local -a xjvm=("${lossy_jvm[@]}"); local rnd=r1048576; lossy || return 1; echo_server net 7499 tcp; }
-client_tcp_lossy() { local -a xjvm=("${lossy_jvm[@]}"); local rnd=r1048576; lossy || return 1; echo_client net 7499 tcp tcp; local rc=$?; unlossy; return $rc; }
-stop_tcp_lossy() { local rc; stop_server; rc=$?; unlossy; return $rc; }
+serve_tcp_lossy() { lossy_serve echo_server net 7499 tcp; }
+client_tcp_lossy() { lossy_client echo_client net 7499 tcp tcp; }
+stop_tcp_lossy() { lossy_stop; }
 check_tcp_lossy() { echo_server_check 7499 tcp tcp; }
 
 # ucx-nio (not in the default list): the same with NIO SocketChannel/ServerSocketChannel on both ends
@@ -344,9 +349,7 @@ wirecut_client() { # PORT FAMILY TRANSPORT CUT-SECONDS(0: until the client asks)
   rm -rf "$c"; mkdir -p "$c"
   modprobe sch_netem || return 1
   conf $work/$step-client.conf "use $fam client * $B:$port" 'use tcp client * *:*'
-  # the client: TwoHostWireCut (a stream), or what wc_client names (the pooled JDBC steps), given the control dir
   local -a client=(-cp "$tc" org.sdp4j.rsocket.TwoHostWireCut $B "$port" "$c" $mode)
-  [ -n "${wc_client:-}" ] && client=(-cp "$wc_cp" $wc_client "$c" "${mode:-short}" "${wc_args[@]}")
   timeout 600 "$java" "${jvm[@]}" "$@" -javaagent:"$agent"=conf=$work/$step-client.conf "${client[@]}" \
     > "$out/$step-client.log" 2>&1 &
   pid=$!

@@ -23,8 +23,8 @@ final class UcxClose {
     }
 
     /** Closing ({@link #settle}; the closing thread, then {@link Linger}'s, never both): step, requests, outcome. */
-    private static final int START = 0, FLUSHING = 1, MARKER = 2, PEER_DONE = 6, CLOSE_EP = 3, CLOSING_EP = 4,
-            RELEASED = 5;
+    private static final int START = 0, FLUSHING = 1, MARKER = 2, PEER_DONE = 3, CLOSE_EP = 4, CLOSING_EP = 5,
+            RELEASED = 6;
     private int closing = START;
     private UcpRequest flushing, closeRequest;
     private boolean clean, closeForced;
