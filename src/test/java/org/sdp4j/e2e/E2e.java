@@ -3,7 +3,9 @@ package org.sdp4j.e2e;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.InetAddress;
+import java.net.InetSocketAddress;
 import java.net.ServerSocket;
+import java.nio.channels.SocketChannel;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -18,6 +20,33 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 /** Small helpers the tests share. */
 public final class E2e {
     private E2e() {}
+
+    /**
+     * A loopback port that refuses connections for as long as this stays open: a socket bound to it that does not
+     * listen. A port from {@link #freePort()} is free only until the next bind of port 0 anywhere on the machine:
+     * once (CI, stop 30) the agent JVM's own listener was given the "refused" port and the connect meant to fail
+     * succeeded. A bound socket keeps the kernel from handing the port out again.
+     */
+    public static final class RefusedPort implements AutoCloseable {
+        private final SocketChannel holder;
+
+        public RefusedPort() {
+            try {
+                holder = SocketChannel.open().bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0));
+            } catch (IOException e) {
+                throw new UncheckedIOException(e);
+            }
+        }
+
+        public int port() {
+            return holder.socket().getLocalPort();
+        }
+
+        @Override
+        public void close() throws IOException {
+            holder.close();
+        }
+    }
 
     /** A port nothing listens on right now (bind 0 on loopback, close). */
     public static int freePort() {

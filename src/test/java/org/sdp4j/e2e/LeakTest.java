@@ -53,7 +53,15 @@ class LeakTest {
     }
 
     private List<String> leaks(String family, int javaNet, int nio, int refused, boolean leakThread) {
-        int refusedPort = E2e.freePort();
+        try (E2e.RefusedPort held = new E2e.RefusedPort()) {
+            return leaks(family, javaNet, nio, refused, leakThread, held.port());
+        } catch (java.io.IOException e) {
+            throw new java.io.UncheckedIOException(e);
+        }
+    }
+
+    private List<String> leaks(String family, int javaNet, int nio, int refused, boolean leakThread,
+                               int refusedPort) {
         JvmLauncher l = JvmLauncher.main("leak-" + family, LeakMain.class)
                 .args(Integer.toString(javaNet), Integer.toString(nio), Integer.toString(refusedPort),
                         Integer.toString(refused), Integer.toString(ROUNDS));

@@ -27,7 +27,12 @@ class OperationsTest {
 
     @Test
     void statShowsTheTransportsTheRulesAndTheErrorsOfAnotherJvm() throws Exception {
-        int refused = E2e.freePort();
+        try (E2e.RefusedPort held = new E2e.RefusedPort()) {
+            statOfAnotherJvm(held.port());
+        }
+    }
+
+    private void statOfAnotherJvm(int refused) throws Exception {
         Path conf = E2e.conf(dir, "ops.conf",
                 "use ucx client * 127.0.0.1:" + refused, // no listener at all: ucx fails, then TCP is refused
                 "use ucx server * *:*",
