@@ -1,7 +1,8 @@
 /* TEST ONLY: drives every JNI entry of libsdp4j without a JVM (fake_jni.c), under ASan/UBSan or valgrind.
  *   check_native missing  SHIM    librdmacm cannot be loaded: every rsocket entry throws and says why
  *   check_native real     SHIM    the real librdmacm (no RDMA device on the host): probe and socket say so;
- *                                 argument validation of every entry; rpoll over kernel fds with a wakeup
+ *                                 argument validation of every entry; rpoll over kernel fds with a wakeup;
+ *                                 the libucp entries' validation (libucp.so.0 dlopen'ed)
  *   check_native shim     SHIM    the rsocket calls over kernel TCP: the full lifecycle, data, options, errors
  * Output: one line per check; exit status 1 on any failure. */
 #include <arpa/inet.h>
@@ -528,6 +529,44 @@ static void check_smc(void)
 	}
 }
 
+/* The libucp entries (sdp4j_ucp.c): before libucp is loaded each throws saying so; a library that is not there is
+ * named; then, with UCX's libucp.so.0 (when installed), every handle and length is validated before UCX sees it. */
+static void check_ucp(void)
+{
+	jstring why, name;
+
+	THROWS("java/lang/IllegalStateException", "libucp not loaded yet",
+	       Java_org_sdp4j_ucp_UcpNative_progress(env, C, 1));
+	THROWS(SDP4J_NPE, "library name is null", Java_org_sdp4j_ucp_UcpNative_init(env, C, NULL));
+	name = fj_string("libsdp4j-no-such-ucp.so");
+	why = OK(Java_org_sdp4j_ucp_UcpNative_init(env, C, name));
+	CHECK(why && strstr(jstr(why), "dlopen libsdp4j-no-such-ucp.so"), "init of a missing libucp: %s",
+	      why ? jstr(why) : "null");
+	fj_free(name);
+	if (why)
+		fj_free(why);
+	name = fj_string("libucp.so.0");
+	why = OK(Java_org_sdp4j_ucp_UcpNative_init(env, C, name));
+	fj_free(name);
+	if (why) { /* UCX not installed here: nothing more to drive */
+		printf("libucp.so.0 not loadable, its argument checks skipped: %s\n", jstr(why));
+		fj_free(why);
+		return;
+	}
+	THROWS(SDP4J_IAE, "bad argument", Java_org_sdp4j_ucp_UcpNative_progress(env, C, 0));
+	THROWS(SDP4J_IAE, "bad argument", Java_org_sdp4j_ucp_UcpNative_signal(env, C, -8));
+	THROWS(SDP4J_IAE, "bad argument", Java_org_sdp4j_ucp_UcpNative_send(env, C, 0, 4096, 8));
+	THROWS(SDP4J_IAE, "bad argument", Java_org_sdp4j_ucp_UcpNative_send(env, C, 4096, 4096, -1));
+	THROWS(SDP4J_IAE, "null buffer of 8 bytes", Java_org_sdp4j_ucp_UcpNative_send(env, C, 4096, 0, 8));
+	THROWS(SDP4J_IAE, "empty buffer", Java_org_sdp4j_ucp_UcpNative_recv(env, C, 4096, 0, 8));
+	THROWS(SDP4J_IAE, "empty buffer", Java_org_sdp4j_ucp_UcpNative_recv(env, C, 4096, 4096, 0));
+	THROWS(SDP4J_IAE, "bad argument", Java_org_sdp4j_ucp_UcpNative_status(env, C, 0));
+	THROWS(SDP4J_IAE, "bad argument", Java_org_sdp4j_ucp_UcpNative_received(env, C, -1));
+	THROWS(SDP4J_IAE, "bad argument", Java_org_sdp4j_ucp_UcpNative_free(env, C, 0));
+	THROWS(SDP4J_IAE, "bad request handle 0", Java_org_sdp4j_ucp_UcpNative_cancel(env, C, 4096, 0));
+	THROWS(SDP4J_IAE, "bad argument", Java_org_sdp4j_ucp_UcpNative_await(env, C, 4096, -1));
+}
+
 int main(int argc, char **argv)
 {
 	if (argc < 2) {
@@ -540,6 +579,7 @@ int main(int argc, char **argv)
 	else if (!strcmp(argv[1], "real")) {
 		check_real();
 		check_smc();
+		check_ucp();
 	}
 	else if (!strcmp(argv[1], "shim") && argc > 2)
 		check_shim(argv[2]);

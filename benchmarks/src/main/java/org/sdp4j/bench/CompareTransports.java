@@ -58,6 +58,9 @@ import org.openjdk.jmh.util.ListStatistics;
  */
 public final class CompareTransports {
 
+    /** JMH's GC profiler's bytes allocated per operation (all threads of the fork). */
+    static final String ALLOC_NORM = "gc.alloc.rate.norm";
+
     static final String[] DEFAULT_BENCHMARKS = {
         "org.sdp4j.bench.SocketPingPong.socket",
         "org.sdp4j.bench.SocketPingPong.socketChannel",
@@ -294,6 +297,8 @@ public final class CompareTransports {
                             cell.unit = rr.getPrimaryResult().getScoreUnit();
                             // CPU time per operation: a row of its own ("<label> cpu"), compared as the time is
                             Cell cpu = cells.computeIfAbsent(label + " cpu", x -> new LinkedHashMap<>()).computeIfAbsent(c.name, x -> new Cell());
+                            // bytes allocated per operation, every thread of the fork (JMH's GC profiler): noise-proof
+                            Cell alloc = cells.computeIfAbsent(label + " alloc", x -> new LinkedHashMap<>()).computeIfAbsent(c.name, x -> new Cell());
                             for (BenchmarkResult br : rr.getBenchmarkResults()) {
                                 for (IterationResult ir : br.getIterationResults()) {
                                     cell.iterations.addValue(ir.getPrimaryResult().getScore());
@@ -302,10 +307,17 @@ public final class CompareTransports {
                                         cpu.iterations.addValue(r.getScore());
                                         cpu.unit = "us CPU/op";
                                     }
+                                    Result<?> a = ir.getSecondaryResults().get(ALLOC_NORM);
+                                    if (a != null) {
+                                        alloc.iterations.addValue(a.getScore());
+                                        alloc.unit = "B/op";
+                                    }
                                 }
                                 cell.forkScores.add(br.getPrimaryResult().getScore());
                                 Result<?> r = br.getSecondaryResults().get(CpuTimeProfiler.NAME);
                                 if (r != null) cpu.forkScores.add(r.getScore());
+                                Result<?> a = br.getSecondaryResults().get(ALLOC_NORM);
+                                if (a != null) alloc.forkScores.add(a.getScore());
                             }
                             line.append(String.format(Locale.ROOT, "%s %.3f %s", label.contains(" ") ? label.substring(label.indexOf(' ') + 1) : "",
                                     rr.getPrimaryResult().getScore(), cell.unit).trim()).append("  ");
@@ -377,6 +389,7 @@ public final class CompareTransports {
                 .jvmArgsAppend(c.jvmArgs(s.agent).toArray(new String[0]))
                 .shouldFailOnError(true)
                 .addProfiler(CpuTimeProfiler.class)
+                .addProfiler(org.openjdk.jmh.profile.GCProfiler.class)
                 .resultFormat(ResultFormatType.JSON)
                 .result(json.toString());
         for (Map.Entry<String, String[]> p : s.params.entrySet()) o = o.param(p.getKey(), p.getValue());

@@ -51,6 +51,13 @@ public final class Ucx {
                         params.setConfig(kv[0], kv[1]);
                     }
                     ctx = new UcpContext(params);
+                    if (!org.sdp4j.ucp.Ucp.isAvailable()) { // the data path's own libucp calls (libsdp4j.so)
+                        Throwable t = org.sdp4j.ucp.Ucp.unavailabilityCause();
+                        ctx.close();
+                        ctx = null;
+                        cause = new UnsupportedOperationException("sdp4j's libucp calls are unavailable: "
+                                + t.getMessage(), t);
+                    }
                 } catch (UnsatisfiedLinkError | NoClassDefFoundError e) {
                     cause = new UnsupportedOperationException(explain(e), e);
                 } catch (Throwable e) { // a UcxException from ucp_init (bad UCX_* variable, TLS list ...)

@@ -69,8 +69,8 @@ final class UcxClose {
                 // non-blocking write's): it must be delivered, not cancelled by a forced close, or the peer waits
                 // for bytes that never come (issue 23; in one JVM the peer still got them, by cma from a staging
                 // buffer the close had given up: luck, not delivery)
-                UcpRequest inFlight = conn.out.pending;
-                boolean undelivered = !conn.out.shutdown || inFlight != null && !inFlight.isCompleted();
+                long inFlight = conn.out.pending;
+                boolean undelivered = !conn.out.shutdown || inFlight != 0 && !UcxWait.completed(inFlight);
                 if (clean && undelivered && !conn.closedByPeer && !conn.peerClosed) {
                     try {
                         flushing = conn.ep.flushNonBlocking(null);
@@ -121,8 +121,8 @@ final class UcxClose {
                 return false;
             }
             case CLOSE_EP -> { // the endpoint: a send the peer will never take is cancelled by a forced close
-                UcpRequest w = conn.out.pending;
-                boolean inFlight = w != null && !w.isCompleted();
+                long w = conn.out.pending;
+                boolean inFlight = w != 0 && !UcxWait.completed(w);
                 closeForced = !clean || conn.closedByPeer || conn.peerClosed || inFlight;
                 if (inFlight) {
                     UcxConnection.SENDS_CANCELLED.incrementAndGet();
@@ -132,11 +132,12 @@ final class UcxClose {
             }
             case CLOSING_EP -> { // the endpoint closing
                 progressQuietly();
-                UcpRequest c = closeRequest, r = conn.in.pending, w = conn.out.pending, f = flushing;
+                UcpRequest c = closeRequest, f = flushing;
+                long r = conn.in.pending, w = conn.out.pending;
                 // a flush the bound cut short completes (with an error) once the forced close purged its endpoint
-                boolean closed = (c == null || c.isCompleted()) && (w == null || w.isCompleted())
+                boolean closed = (c == null || c.isCompleted()) && (w == 0 || UcxWait.completed(w))
                         && (f == null || f.isCompleted());
-                if (closed && r != null && !r.isCompleted()) {
+                if (closed && r != 0 && !UcxWait.completed(r)) {
                     // a receive still posted on a closed endpoint completes only with its worker (UCX frees a
                     // peer-connected endpoint with the worker): a moment for it, then the worker goes, not pooled
                     if (receiveGraceUntil == 0) {
@@ -149,7 +150,12 @@ final class UcxClose {
                     clean = false;
                 }
                 if (closed) {
-                    clean &= r == null || r.isCompleted();
+                    clean &= r == 0 || UcxWait.completed(r);
+                    // the data path's requests go back to UCX (one still posted is released when the worker
+                    // completes it) before the worker is pooled or destroyed
+                    UcxWait.abandon(r);
+                    UcxWait.abandon(w);
+                    conn.in.pending = conn.out.pending = 0;
                     if (clean && !conn.remote) {
                         WorkerPool.give(conn.worker);
                     } else {

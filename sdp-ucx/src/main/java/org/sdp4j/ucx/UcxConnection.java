@@ -15,7 +15,6 @@ import java.util.concurrent.locks.ReentrantLock;
 
 import org.openucx.jucx.UcxUtils;
 import org.openucx.jucx.ucp.UcpEndpoint;
-import org.openucx.jucx.ucp.UcpRequest;
 import org.openucx.jucx.ucp.UcpWorker;
 
 /**
@@ -230,7 +229,7 @@ final class UcxConnection {
         exit();
     }
 
-    /** Watchdog: wake whoever waits in the worker (an alarm, the marker, a hang-up). */
+    /** Watchdog: wake whoever waits in the worker (the marker, a hang-up). */
     void wake() {
         if (enter()) {
             try {

@@ -6,7 +6,6 @@ import java.nio.ByteBuffer;
 import java.util.concurrent.locks.ReentrantLock;
 
 import org.openucx.jucx.UcxUtils;
-import org.openucx.jucx.ucp.UcpRequest;
 
 /**
  * The UCX read path of one connection: {@link #read} copies from the receive staging buffer, posting a partial
@@ -21,8 +20,8 @@ final class UcxInput {
     private ByteBuffer buf;
     private long addr;
     private int pos, lim;
-    /** The receive posted into the staging buffer, until it completes (close cancels it). */
-    UcpRequest pending;
+    /** The receive request posted into the staging buffer until it completes (close cancels it), else 0. */
+    long pending;
     long received;
     /** shutdownInput: reads see end-of-stream (taken without the lock; the reader drops what is staged). */
     volatile boolean shutdown;
@@ -129,7 +128,8 @@ final class UcxInput {
      * progresses once. Returns false at end-of-stream; true when data is staged or, not blocking, none yet.
      */
     private boolean fill(boolean block, long deadline) throws IOException {
-        if (pending == null) {
+        long r = pending;
+        if (r == 0) {
             if (conn.finished()) {
                 return false;
             }
@@ -140,10 +140,12 @@ final class UcxInput {
                     addr = UcxUtils.getAddress(b);
                 }
             }
-            pending = conn.io.recv(addr, buf.capacity());
+            r = conn.io.recv(addr, buf.capacity());
+            if ((r & org.sdp4j.ucp.UcpNative.DONE) == 0) {
+                pending = r;
+            }
         }
-        UcpRequest r = pending;
-        if (!r.isCompleted()) {
+        if (!UcxWait.completed(r)) {
             if (!block) {
                 conn.io.progress();
             } else if (!conn.io.await(r, true, deadline)) {
@@ -152,12 +154,13 @@ final class UcxInput {
                 }
                 throw new SocketException("Connection reset: " + conn.gone);
             }
-            if (!r.isCompleted()) {
+            if (!UcxWait.completed(r)) {
                 return true;
             }
         }
-        pending = null;
-        if (r.getStatus() != 0) {
+        pending = 0;
+        long n = UcxWait.received(r);
+        if (n < 0) {
             // across hosts the endpoint has peer error handling: a peer that closes in order disconnects it after
             // its last byte, which fails the receive posted for more. Its end-of-stream marker (over TCP) decides
             if (conn.remote && conn.io.peerVerdict(deadline) && conn.finished()) {
@@ -165,10 +168,10 @@ final class UcxInput {
             }
             throw new SocketException(conn.gone != null ? "Connection reset: " + conn.gone
                     : conn.endpointError != null ? "Connection reset: the UCX endpoint failed: " + conn.endpointError
-                    : "UCX stream receive failed: " + UcxWait.status(r.getStatus()));
+                    : "UCX stream receive failed: " + UcxWait.status((int) n));
         }
         pos = 0;
-        lim = (int) r.getRecvSize();
+        lim = (int) n;
         received += lim;
         return true;
     }

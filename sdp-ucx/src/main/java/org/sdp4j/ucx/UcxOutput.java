@@ -6,7 +6,6 @@ import java.nio.ByteBuffer;
 import java.util.concurrent.locks.ReentrantLock;
 
 import org.openucx.jucx.UcxUtils;
-import org.openucx.jucx.ucp.UcpRequest;
 
 /**
  * The UCX write path of one connection: bytes are copied into the send staging buffer and posted with
@@ -23,9 +22,9 @@ final class UcxOutput {
     long sent;
     /**
      * The send last posted, until it completes: kept so that release() never frees an endpoint under it, and so that
-     * a non-blocking write's chunk is known to be in flight.
+     * a non-blocking write's chunk is known to be in flight. 0 when none (a send that completed at once has none).
      */
-    UcpRequest pending;
+    long pending;
     /** shutdownOutput (or close): the end-of-stream marker has been sent, or is being. */
     boolean shutdown;
 
@@ -48,7 +47,7 @@ final class UcxOutput {
                 grow(len);
                 int n = Math.min(len, buf.capacity());
                 buf.put(0, b, off, n);
-                pending = conn.io.send(addr, n);
+                post(n);
                 done(true);
                 sent += n;
                 off += n;
@@ -99,7 +98,7 @@ final class UcxOutput {
                 if (n == 0) {
                     return total;
                 }
-                pending = conn.io.send(addr, n);
+                post(n);
                 sent += n;
                 total += n;
                 if (!block) {
@@ -134,26 +133,33 @@ final class UcxOutput {
         }
     }
 
+    /** Under the lock: posts a send of the first {@code n} staged bytes; a send that completed at once leaves none. */
+    private void post(int n) throws IOException {
+        long r = conn.io.send(addr, n);
+        pending = (r & org.sdp4j.ucp.UcpNative.DONE) == 0 ? r : 0;
+    }
+
     /** Under the lock: true when no send is in flight (waiting for it when {@code block}). */
     private boolean done(boolean block) throws IOException {
-        UcpRequest r = pending;
-        if (r == null) {
+        long r = pending;
+        if (r == 0) {
             return true;
         }
-        if (!r.isCompleted()) {
+        if (!UcxWait.completed(r)) {
             if (block) {
                 conn.io.await(r, false, 0);
             } else {
                 conn.io.progress();
-                if (!r.isCompleted()) {
+                if (!UcxWait.completed(r)) {
                     failIfPeerEnded();
                     return false;
                 }
             }
         }
-        pending = null;
-        if (r.getStatus() != 0) {
-            throw new SocketException("UCX stream send failed: " + UcxWait.status(r.getStatus()));
+        pending = 0;
+        int s = UcxWait.sent(r);
+        if (s != 0) {
+            throw new SocketException("UCX stream send failed: " + UcxWait.status(s));
         }
         return true;
     }

@@ -6,13 +6,18 @@ import java.net.SocketTimeoutException;
 import java.util.concurrent.atomic.AtomicInteger;
 
 import org.openucx.jucx.ucp.UcpEndpoint;
-import org.openucx.jucx.ucp.UcpRequest;
 import org.openucx.jucx.ucp.UcpWorker;
+import org.sdp4j.ucp.UcpNative;
 
 /**
- * One connection's calls into its UCX worker and how it waits for them: every jucx call of the data path (a
- * UcxException, unchecked, becomes an IOException, never the application's), and {@link #await}: busy progress for
+ * One connection's calls into its UCX worker and how it waits for them: the data path's stream sends and receives,
+ * progress and sleeps, through libsdp4j's own libucp calls ({@link UcpNative}) on the handles jucx made, so that a
+ * round trip allocates nothing and UCX never calls back into Java; and {@link #await}: busy progress for
  * {@code sdp4j.ucx.poll} microseconds, adapted per wait, then asleep in the worker (or parked, on a virtual thread).
+ *
+ * <p>An operation is a {@code long}: a request handle while it runs ({@link #completed}, then {@link #sent} or
+ * {@link #received}, which give it back to UCX), or {@link UcpNative#DONE} plus its byte count when it completed at
+ * once (most sends and receives over shared memory).
  */
 final class UcxWait {
     static final long SPIN_NANOS = org.sdp4j.transport.Props.intProperty("sdp4j.ucx.poll", 100, 0) * 1000L;
@@ -23,13 +28,13 @@ final class UcxWait {
     /**
      * A sleep in the worker never outlasts this (doubling per sleep of one wait, from the first): UCX 1.13 can
      * leave every side of a connection asleep with data still to move (an 8 MiB NIO echo over posix/cma hung so,
-     * one run in ten, each side in ucp_worker_wait), and jucx has no timed wait, so the watchdog wakes sleepers.
+     * one run in ten, each side in ucp_worker_wait), so each sleep is a timed poll on the worker's descriptor.
      */
     private static final long FIRST_TICK_NANOS = 1_000_000, LAST_TICK_NANOS = 1_000_000_000;
 
     private final UcxConnection conn;
-    private final UcpWorker worker;
-    private final UcpEndpoint ep;
+    /** jucx's worker and endpoint as UCX's own handles (ucp_worker_h, ucp_ep_h), for {@link UcpNative}. */
+    private final long worker, ep;
     /** Threads asleep in this connection's worker ({@link #sleep}). */
     private final AtomicInteger sleepers = new AtomicInteger();
     /** This connection's current busy-poll budget, adapted per wait (readers and writers, under their locks). */
@@ -37,8 +42,8 @@ final class UcxWait {
 
     UcxWait(UcxConnection conn, UcpWorker worker, UcpEndpoint ep) {
         this.conn = conn;
-        this.worker = worker;
-        this.ep = ep;
+        this.worker = worker.getNativeId();
+        this.ep = ep.getNativeId();
     }
 
     /**
@@ -61,60 +66,85 @@ final class UcxWait {
         return "status " + s + (name != null ? " " + name : "");
     }
 
-    static IOException failure(String what, RuntimeException e) {
-        return new SocketException("UCX " + what + " failed: " + e.getMessage());
-    }
-
     void signal() {
-        try {
-            worker.signal();
-        } catch (RuntimeException ignore) {
-            // the worker is being destroyed: nobody is left to wake
-        }
+        UcpNative.signal(worker); // a destroyed worker is never signalled: close signals before release
     }
 
-    UcpRequest send(long addr, long n) throws IOException {
-        try {
-            return ep.sendStreamNonBlocking(addr, n, null);
-        } catch (RuntimeException e) {
-            throw failure("stream send", e);
+    /** Posts a stream send of [addr, addr+n): a request handle, or {@link UcpNative#DONE} + n when it completed. */
+    long send(long addr, long n) throws IOException {
+        long op = UcpNative.send(ep, addr, n);
+        if (op < 0) {
+            throw new SocketException("UCX stream send failed: " + status((int) op));
         }
+        return op;
     }
 
-    UcpRequest recv(long addr, long n) throws IOException {
-        try {
-            return ep.recvStreamNonBlocking(addr, n, 0, null);
-        } catch (RuntimeException e) {
-            throw failure("stream receive", e);
+    /** Posts a stream receive into [addr, addr+n): a request handle, or {@link UcpNative#DONE} + bytes received. */
+    long recv(long addr, long n) throws IOException {
+        long op = UcpNative.recv(ep, addr, n);
+        if (op < 0) {
+            throw new SocketException("UCX stream receive failed: " + status((int) op));
+        }
+        return op;
+    }
+
+    /** Whether operation {@code op} (a handle or a DONE result) has completed. */
+    static boolean completed(long op) {
+        return (op & UcpNative.DONE) != 0 || UcpNative.status(op) != UcpNative.IN_PROGRESS;
+    }
+
+    /** A completed send: 0, or the UCX status it failed with; its request, if any, goes back to UCX. */
+    static int sent(long op) {
+        if ((op & UcpNative.DONE) != 0) {
+            return 0;
+        }
+        int s = UcpNative.status(op);
+        UcpNative.free(op);
+        return s;
+    }
+
+    /** A completed receive: the bytes it received, or the UCX status it failed with (negative); request freed. */
+    static long received(long op) {
+        if ((op & UcpNative.DONE) != 0) {
+            return op & ~UcpNative.DONE;
+        }
+        int s = UcpNative.status(op);
+        long n = s == 0 ? UcpNative.received(op) : s;
+        UcpNative.free(op);
+        return n;
+    }
+
+    /** Gives a request back to UCX whatever its state (one still running is released when it completes). */
+    static void abandon(long op) {
+        if (op != 0 && (op & UcpNative.DONE) == 0) {
+            UcpNative.free(op);
         }
     }
 
     /**
-     * Sleeps in the worker unless {@code r} completed meanwhile. A reader and a writer of one connection may both be
-     * in the worker: one's progress can complete the other's request and consume the event that would have woken
-     * it (an 8 MiB echo hung so), so a progress that did something signals the worker while anyone sleeps in it,
-     * and a sleeper re-checks its request after announcing itself: one of the two always sees the other.
+     * Sleeps in the worker unless {@code op} completed meanwhile, at most {@code millis}. A reader and a writer of
+     * one connection may both be in the worker: one's progress can complete the other's request and consume the
+     * event that would have woken it (an 8 MiB echo hung so), so a progress that did something signals the worker
+     * while anyone sleeps in it, and a sleeper re-checks its request after announcing itself: one of the two always
+     * sees the other. The sleep is bounded here, in the poll on the worker's event descriptor: UCX 1.13 can lose a
+     * wake-up, and the deadline of a read is this thread's to keep.
      */
-    private void sleep(UcpRequest r) throws IOException {
+    private void sleep(long op, int millis) throws IOException {
         sleepers.incrementAndGet();
         try {
-            if (!r.isCompleted()) {
-                worker.waitForEvents();
+            if (!completed(op)) {
+                int s = UcpNative.await(worker, millis);
+                if (s < 0) {
+                    throw new SocketException("UCX worker wait failed: " + status(s));
+                }
             }
-        } catch (RuntimeException e) {
-            throw failure("worker wait", e);
         } finally {
             sleepers.decrementAndGet();
         }
     }
 
-    int progress() throws IOException {
-        int n;
-        try {
-            n = worker.progress();
-        } catch (Exception e) {
-            throw new SocketException("UCX progress failed: " + e.getMessage());
-        }
+    int progress() {
+        int n = UcpNative.progress(worker);
         if (n != 0 && sleepers.get() > 0) {
             signal(); // see sleep(): the event this progress consumed may have been another thread's
         }
@@ -144,101 +174,93 @@ final class UcxWait {
 
     /**
      * Waits for {@code r}: busy progress for the poll time, then asleep in the worker until UCX, the watchdog
-     * (alarm, end-of-stream, hang-up) or close wakes it. Returns false when a read cannot complete: the peer
+     * (end-of-stream, hang-up) or close wakes it, or the sleep's bound (the deadline, or a tick of 1 ms doubling to
+     * 1 s) ends it. Returns false when a read cannot complete: the peer
      * finished or is gone (after a last look for data already on its way).
      *
-     * <p>A virtual thread never sleeps in the worker ({@code ucp_worker_wait} is native and would pin its carrier:
+     * <p>A virtual thread never sleeps in the worker (the poll is native and would pin its carrier:
      * with two carriers, two blocked readers starved the writers they waited for). It spins for at most
      * {@link #VIRTUAL_SPIN_NANOS}, then parks in naps of 10 us growing to 1 ms, progressing its worker between them,
      * so its carrier serves other virtual threads; an interrupt then closes the socket, as the JDK's sockets do.
      */
-    boolean await(UcpRequest r, boolean reading, long deadline) throws IOException {
+    boolean await(long r, boolean reading, long deadline) throws IOException {
         long start = System.nanoTime();
         boolean virtual = org.sdp4j.transport.Threads.onVirtualThread();
         long spin = virtual ? Math.min(spinNanos, VIRTUAL_SPIN_NANOS) : spinNanos;
         long spinEnd = start + spin;
         long nap = MIN_NAP_NANOS, tick = FIRST_TICK_NANOS;
         boolean slept = false;
-        Watchdog.Alarm alarm = null;
-        try {
-            while (!r.isCompleted()) {
-                if (conn.isClosed()) {
-                    throw new SocketException("Socket closed");
+        while (!completed(r)) {
+            if (conn.isClosed()) {
+                throw new SocketException("Socket closed");
+            }
+            if (progress() != 0) {
+                continue;
+            }
+            if (reading && (conn.in.shutdown || conn.finished())) {
+                return false;
+            }
+            if (!reading && (conn.closedByPeer || conn.peerClosed)) {
+                throw new SocketException("Broken pipe: the peer closed the connection");
+            }
+            if (conn.gone != null) {
+                for (int i = 0; i < 64 && !completed(r); i++) {
+                    progress();
                 }
-                if (progress() != 0) {
-                    continue;
+                if (completed(r)) {
+                    return true;
                 }
-                if (reading && (conn.in.shutdown || conn.finished())) {
+                if (reading) {
                     return false;
                 }
-                if (!reading && (conn.closedByPeer || conn.peerClosed)) {
-                    throw new SocketException("Broken pipe: the peer closed the connection");
-                }
-                if (conn.gone != null) {
-                    for (int i = 0; i < 64 && !r.isCompleted(); i++) {
-                        progress();
-                    }
-                    if (r.isCompleted()) {
-                        return true;
-                    }
-                    if (reading) {
-                        return false;
-                    }
-                    throw new SocketException("Broken pipe: " + conn.gone);
-                }
-                String failed = conn.endpointError;
-                if (failed != null) {
-                    for (int i = 0; i < 64 && !r.isCompleted(); i++) {
-                        progress();
-                    }
-                    if (r.isCompleted()) {
-                        return true;
-                    }
-                    if (reading && peerVerdict(deadline) && conn.finished()) {
-                        return false; // the peer closed in order: its marker says all its bytes are here
-                    }
-                    conn.peerGone("the UCX endpoint failed: " + failed);
-                    if (reading) {
-                        return false;
-                    }
-                    throw new SocketException("Connection reset: the UCX endpoint failed: " + failed);
-                }
-                long now = System.nanoTime();
-                if (deadline != 0 && now - deadline >= 0) {
-                    throw new SocketTimeoutException("Read timed out");
-                }
-                if (now - spinEnd < 0) {
-                    // yields while the CPUs are taken: the peer may need one
-                    org.sdp4j.transport.SpinPolicy.pause(true);
-                    continue;
-                }
-                slept = true;
-                if (virtual) {
-                    java.util.concurrent.locks.LockSupport.parkNanos(conn,
-                            deadline == 0 ? nap : Math.max(1, Math.min(nap, deadline - now)));
-                    nap = Math.min(2 * nap, MAX_NAP_NANOS);
-                    if (Thread.currentThread().isInterrupted() && !conn.isClosed()) {
-                        // the JDK closes a socket whose virtual thread is interrupted in I/O: java.net.Socket does
-                        // that itself (and says "Closed by interrupt") on an InterruptedIOException from its impl
-                        conn.close();
-                        throw new java.io.InterruptedIOException("Closed by interrupt");
-                    }
-                    continue;
-                }
-                // woken by UCX, by close, by the watchdog at the deadline, or at the tick (see FIRST_TICK_NANOS)
-                long at = now + tick;
-                alarm = Watchdog.alarm(conn, deadline != 0 && deadline - at < 0 ? deadline : at);
-                sleep(r);
-                alarm.cancelled = true;
-                tick = Math.min(2 * tick, LAST_TICK_NANOS);
+                throw new SocketException("Broken pipe: " + conn.gone);
             }
-            adapt(slept, System.nanoTime() - start);
-            return true;
-        } finally {
-            if (alarm != null) {
-                alarm.cancelled = true;
+            String failed = conn.endpointError;
+            if (failed != null) {
+                for (int i = 0; i < 64 && !completed(r); i++) {
+                    progress();
+                }
+                if (completed(r)) {
+                    return true;
+                }
+                if (reading && peerVerdict(deadline) && conn.finished()) {
+                    return false; // the peer closed in order: its marker says all its bytes are here
+                }
+                conn.peerGone("the UCX endpoint failed: " + failed);
+                if (reading) {
+                    return false;
+                }
+                throw new SocketException("Connection reset: the UCX endpoint failed: " + failed);
             }
+            long now = System.nanoTime();
+            if (deadline != 0 && now - deadline >= 0) {
+                throw new SocketTimeoutException("Read timed out");
+            }
+            if (now - spinEnd < 0) {
+                // yields while the CPUs are taken: the peer may need one
+                org.sdp4j.transport.SpinPolicy.pause(true);
+                continue;
+            }
+            slept = true;
+            if (virtual) {
+                java.util.concurrent.locks.LockSupport.parkNanos(conn,
+                        deadline == 0 ? nap : Math.max(1, Math.min(nap, deadline - now)));
+                nap = Math.min(2 * nap, MAX_NAP_NANOS);
+                if (Thread.currentThread().isInterrupted() && !conn.isClosed()) {
+                    // the JDK closes a socket whose virtual thread is interrupted in I/O: java.net.Socket does
+                    // that itself (and says "Closed by interrupt") on an InterruptedIOException from its impl
+                    conn.close();
+                    throw new java.io.InterruptedIOException("Closed by interrupt");
+                }
+                continue;
+            }
+            // woken by UCX, by close, by the watchdog (end-of-stream, hang-up), at the deadline or at the tick
+            long sleep = deadline != 0 && deadline - now < tick ? deadline - now : tick;
+            sleep(r, (int) Math.max(1, (sleep + 999_999) / 1_000_000));
+            tick = Math.min(2 * tick, LAST_TICK_NANOS);
         }
+        adapt(slept, System.nanoTime() - start);
+        return true;
     }
 
     /**

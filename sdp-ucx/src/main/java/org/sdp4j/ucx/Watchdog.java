@@ -7,7 +7,6 @@ import java.nio.channels.ClosedChannelException;
 import java.nio.channels.SelectionKey;
 import java.nio.channels.Selector;
 import java.nio.channels.SocketChannel;
-import java.util.PriorityQueue;
 import java.util.concurrent.ConcurrentLinkedQueue;
 
 import org.sdp4j.log.SdpLog;
@@ -15,7 +14,7 @@ import org.sdp4j.log.SdpLog;
 /**
  * The one thread the UCX transport adds to a process. It watches every connection's rendezvous socket (the peer's
  * end-of-stream marker and its hang-up when it dies) and wakes a thread blocked in a UCX worker when either
- * arrives, or when that thread's read timeout expires: {@code ucp_worker_wait} has no timeout of its own.
+ * arrives (a sleeper's own bound, its read timeout included, is its timed poll: {@link UcxWait}).
  * It starts with the first UCX connection and stops when the last one is gone.
  */
 final class Watchdog implements Runnable {
@@ -24,36 +23,14 @@ final class Watchdog implements Runnable {
     private final Selector selector;
     private final ConcurrentLinkedQueue<UcxConnection> added = new ConcurrentLinkedQueue<>();
     private final ConcurrentLinkedQueue<SocketChannel> retired = new ConcurrentLinkedQueue<>();
-    private final PriorityQueue<Alarm> alarms = new PriorityQueue<>();
     private final ByteBuffer buf = ByteBuffer.allocate(9 * 64);
     private int watched;
-    /** When the thread will look at the alarms next (under {@code alarms}); idle: not before a wakeup. */
-    private long wakeAt;
-    private boolean idle = true;
-    private static final long ALARM_SLACK_NANOS = 1_000_000;
     private final Thread thread;
 
     private Watchdog() throws IOException {
         selector = Rendezvous.JDK.openSelector();
         thread = new Thread(this, "sdp4j-ucx-watchdog");
         thread.setDaemon(true);
-    }
-
-    /** A thread blocked until {@code atNanos} in {@code conn}'s worker. */
-    static final class Alarm implements Comparable<Alarm> {
-        final UcxConnection conn;
-        final long atNanos;
-        volatile boolean cancelled;
-
-        Alarm(UcxConnection conn, long atNanos) {
-            this.conn = conn;
-            this.atNanos = atNanos;
-        }
-
-        @Override
-        public int compareTo(Alarm o) {
-            return Long.compare(atNanos, o.atNanos);
-        }
     }
 
     /**
@@ -97,34 +74,6 @@ final class Watchdog implements Runnable {
         }
     }
 
-    /**
-     * Wakes {@code c}'s sleepers at {@code atNanos} unless cancelled first. The watchdog thread is woken only when
-     * this alarm is due more than a millisecond before it would wake anyway: a busy connection sleeping thousands
-     * of times a second costs a queue entry each, not a thread switch each.
-     */
-    static Alarm alarm(UcxConnection c, long atNanos) {
-        Alarm a = new Alarm(c, atNanos);
-        Watchdog w;
-        synchronized (Watchdog.class) {
-            w = instance;
-        }
-        if (w != null) {
-            boolean wake;
-            synchronized (w.alarms) {
-                w.alarms.add(a);
-                wake = w.idle || w.wakeAt - atNanos > ALARM_SLACK_NANOS;
-                if (wake) {
-                    w.idle = false;
-                    w.wakeAt = atNanos;
-                }
-            }
-            if (wake) {
-                w.selector.wakeup();
-            }
-        }
-        return a;
-    }
-
     @Override
     public void run() {
         try {
@@ -138,8 +87,7 @@ final class Watchdog implements Runnable {
                     }
                 }
                 closeRetired();
-                long wait = fireAlarms();
-                selector.select(wait);
+                selector.select();
                 for (SelectionKey k : selector.selectedKeys()) {
                     try {
                         read(k);
@@ -176,33 +124,6 @@ final class Watchdog implements Runnable {
             ch.close();
         } catch (IOException ignore) {
             // the peer learns of the close from the hang-up either way
-        }
-    }
-
-    /** Fires due alarms; returns how long select may sleep (0 = until woken), and notes when that ends. */
-    private long fireAlarms() {
-        long now = System.nanoTime();
-        synchronized (alarms) {
-            while (true) {
-                Alarm a = alarms.peek();
-                if (a == null) {
-                    idle = true;
-                    return 0;
-                }
-                if (a.cancelled) {
-                    alarms.poll();
-                    continue;
-                }
-                long left = a.atNanos - now;
-                if (left > 0) {
-                    long ms = Math.max(1, (left + 999_999) / 1_000_000L);
-                    idle = false;
-                    wakeAt = now + ms * 1_000_000L;
-                    return ms;
-                }
-                alarms.poll();
-                a.conn.wake();
-            }
         }
     }
 

@@ -1,0 +1,53 @@
+package org.sdp4j.ucp;
+
+/**
+ * libsdp4j.so's calls into libucp for the ucx transport's data path (native/src/sdp4j_ucp.c), on the native handles
+ * jucx made ({@code UcpWorker.getNativeId()}, {@code UcpEndpoint.getNativeId()}). Nothing is allocated per call, in
+ * Java or in UCX's upcalls (there are none: no completion callback is given). Use through {@link Ucp}, which loads
+ * the library first; every handle must be one jucx made and has not yet destroyed.
+ *
+ * <p>{@link #send} and {@link #recv} return one of: a request's handle (positive, below {@link #DONE}) to test with
+ * {@link #status} and give back with {@link #free}; {@link #DONE} plus the bytes moved when the operation completed
+ * at once (no request); a UCX status (negative) when it failed at once.
+ */
+public final class UcpNative {
+    private UcpNative() {}
+
+    /** Set in a result that completed at once; the low bits are the bytes moved. Above any user-space address. */
+    public static final long DONE = 1L << 62;
+    /** {@link #status} of a request still running (UCS_INPROGRESS). */
+    public static final int IN_PROGRESS = 1;
+
+    /** dlopen's libucp ({@code name}) and resolves what is used here: null, or why it could not. */
+    static native String init(String name);
+
+    /** {@code ucp_stream_send_nbx} of [addr, addr+len) on endpoint {@code ep}. */
+    public static native long send(long ep, long addr, long len);
+
+    /** {@code ucp_stream_recv_nbx}: up to {@code len} bytes into [addr, addr+len) from endpoint {@code ep}. */
+    public static native long recv(long ep, long addr, long len);
+
+    /** {@link #IN_PROGRESS}, 0 once completed, or the UCX status it failed with (negative). */
+    public static native int status(long request);
+
+    /** A completed receive's length (or its failure, negative). */
+    public static native long received(long request);
+
+    /** Gives {@code request} back to UCX (one still running is released when it completes). */
+    public static native void free(long request);
+
+    /** {@code ucp_request_cancel}: the request completes with UCS_ERR_CANCELED (it still must be freed). */
+    public static native void cancel(long worker, long request);
+
+    /** {@code ucp_worker_progress}: how many events it processed. */
+    public static native int progress(long worker);
+
+    /** {@code ucp_worker_signal}: wakes a thread in {@link #await}. */
+    public static native int signal(long worker);
+
+    /**
+     * Sleeps (platform threads only) until the worker has events or is signalled, at most {@code timeoutMillis}:
+     * 1 woken (or events were due), 0 timed out, or a UCX status (negative).
+     */
+    public static native int await(long worker, int timeoutMillis);
+}
