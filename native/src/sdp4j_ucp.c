@@ -16,6 +16,7 @@
 #include <pthread.h>
 #include <stdio.h>
 #include <string.h>
+#include <time.h>
 
 #include <ucp/api/ucp.h>
 
@@ -204,19 +205,21 @@ JNIEXPORT jint JNICALL Java_org_sdp4j_ucp_UcpNative_signal(JNIEnv *env, jclass c
 	return U.ucp_worker_signal((ucp_worker_h)(uintptr_t)worker);
 }
 
-/* Sleeps until the worker has events, is signalled, or timeoutMillis passed: ucp_worker_arm, then poll(2) on the
+/* Sleeps until the worker has events, is signalled, or timeoutMicros passed: ucp_worker_arm, then ppoll(2) on the
  * worker's event descriptor. 1 when woken or events are due (UCS_ERR_BUSY from arm: progress first), 0 at the
  * timeout, or a UCX status (< 0). A bounded sleep is why this exists: jucx's waitForEvents (ucp_worker_wait) has
- * no timeout, and UCX 1.13 can lose a wake-up. Platform threads only: a virtual thread must not block here. */
-JNIEXPORT jint JNICALL Java_org_sdp4j_ucp_UcpNative_await(JNIEnv *env, jclass cls, jlong worker, jint timeoutMillis)
+ * no timeout, and UCX 1.13 can lose a wake-up; microseconds, because a lost one should cost little. Platform
+ * threads only: a virtual thread must not block here. */
+JNIEXPORT jint JNICALL Java_org_sdp4j_ucp_UcpNative_await(JNIEnv *env, jclass cls, jlong worker, jint timeoutMicros)
 {
 	ucp_worker_h w = (ucp_worker_h)(uintptr_t)worker;
+	struct timespec ts;
 	struct pollfd p;
 	ucs_status_t s;
 	int fd = -1, n;
 
 	(void)cls;
-	if (need(env, "UcpNative.await", worker, timeoutMillis, 0))
+	if (need(env, "UcpNative.await", worker, timeoutMicros, 0))
 		return 0;
 	s = U.ucp_worker_get_efd(w, &fd);
 	if (s != UCS_OK)
@@ -229,8 +232,10 @@ JNIEXPORT jint JNICALL Java_org_sdp4j_ucp_UcpNative_await(JNIEnv *env, jclass cl
 	p.fd = fd;
 	p.events = POLLIN;
 	p.revents = 0;
+	ts.tv_sec = timeoutMicros / 1000000;
+	ts.tv_nsec = (long)(timeoutMicros % 1000000) * 1000;
 	do {
-		n = poll(&p, 1, timeoutMillis);
+		n = ppoll(&p, 1, &ts, NULL); /* EINTR: again, from the full bound (rare; still bounded) */
 	} while (n < 0 && errno == EINTR);
 	return n > 0 ? 1 : n == 0 ? 0 : UCS_ERR_IO_ERROR;
 }

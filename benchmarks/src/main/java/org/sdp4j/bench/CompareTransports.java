@@ -91,7 +91,9 @@ public final class CompareTransports {
             // issue 13's sdp4j.ucx.config
             "ucx-ucxdefaults", List.of("ucx", "-Dsdp4j.ucx.config="),
             // spins as before the shared spin policy (issue 18): every turn yields, whatever the load
-            "ucx-yield", List.of("ucx", "-Dsdp4j.spin.policy=false"));
+            "ucx-yield", List.of("ucx", "-Dsdp4j.spin.policy=false"),
+            // a sleeping waiter's first bound as the watchdog's alarms had it, 1 ms (issue 18: now 50 us)
+            "ucx-tick1ms", List.of("ucx", "-Dsdp4j.ucx.tick=1000"));
 
     /** One transport configuration and whether it can run here. */
     static final class Config {

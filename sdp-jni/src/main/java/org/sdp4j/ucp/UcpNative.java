@@ -46,8 +46,8 @@ public final class UcpNative {
     public static native int signal(long worker);
 
     /**
-     * Sleeps (platform threads only) until the worker has events or is signalled, at most {@code timeoutMillis}:
+     * Sleeps (platform threads only) until the worker has events or is signalled, at most {@code timeoutMicros}:
      * 1 woken (or events were due), 0 timed out, or a UCX status (negative).
      */
-    public static native int await(long worker, int timeoutMillis);
+    public static native int await(long worker, int timeoutMicros);
 }

@@ -28,9 +28,12 @@ final class UcxWait {
     /**
      * A sleep in the worker never outlasts this (doubling per sleep of one wait, from the first): UCX 1.13 can
      * leave every side of a connection asleep with data still to move (an 8 MiB NIO echo over posix/cma hung so,
-     * one run in ten, each side in ucp_worker_wait), so each sleep is a timed poll on the worker's descriptor.
+     * one run in ten, each side in ucp_worker_wait), so each sleep is a timed poll on the worker's descriptor. The
+     * first is short ({@code sdp4j.ucx.tick}, µs, default 50): a lost wake-up costs that, not the millisecond it
+     * cost when the watchdog's alarms were the bound (the stalls under load in benchmarks/README.md, issue 18).
      */
-    private static final long FIRST_TICK_NANOS = 1_000_000, LAST_TICK_NANOS = 1_000_000_000;
+    static final long FIRST_TICK_NANOS = org.sdp4j.transport.Props.intProperty("sdp4j.ucx.tick", 50, 1) * 1000L;
+    private static final long LAST_TICK_NANOS = 1_000_000_000;
 
     private final UcxConnection conn;
     /** jucx's worker and endpoint as UCX's own handles (ucp_worker_h, ucp_ep_h), for {@link UcpNative}. */
@@ -122,18 +125,18 @@ final class UcxWait {
     }
 
     /**
-     * Sleeps in the worker unless {@code op} completed meanwhile, at most {@code millis}. A reader and a writer of
+     * Sleeps in the worker unless {@code op} completed meanwhile, at most {@code micros}. A reader and a writer of
      * one connection may both be in the worker: one's progress can complete the other's request and consume the
      * event that would have woken it (an 8 MiB echo hung so), so a progress that did something signals the worker
      * while anyone sleeps in it, and a sleeper re-checks its request after announcing itself: one of the two always
      * sees the other. The sleep is bounded here, in the poll on the worker's event descriptor: UCX 1.13 can lose a
      * wake-up, and the deadline of a read is this thread's to keep.
      */
-    private void sleep(long op, int millis) throws IOException {
+    private void sleep(long op, int micros) throws IOException {
         sleepers.incrementAndGet();
         try {
             if (!completed(op)) {
-                int s = UcpNative.await(worker, millis);
+                int s = UcpNative.await(worker, micros);
                 if (s < 0) {
                     throw new SocketException("UCX worker wait failed: " + status(s));
                 }
@@ -174,7 +177,7 @@ final class UcxWait {
 
     /**
      * Waits for {@code r}: busy progress for the poll time, then asleep in the worker until UCX, the watchdog
-     * (end-of-stream, hang-up) or close wakes it, or the sleep's bound (the deadline, or a tick of 1 ms doubling to
+     * (end-of-stream, hang-up) or close wakes it, or the sleep's bound (the deadline, or a tick of 50 µs doubling to
      * 1 s) ends it. Returns false when a read cannot complete: the peer
      * finished or is gone (after a last look for data already on its way).
      *
@@ -256,7 +259,7 @@ final class UcxWait {
             }
             // woken by UCX, by close, by the watchdog (end-of-stream, hang-up), at the deadline or at the tick
             long sleep = deadline != 0 && deadline - now < tick ? deadline - now : tick;
-            sleep(r, (int) Math.max(1, (sleep + 999_999) / 1_000_000));
+            sleep(r, (int) Math.max(1, (sleep + 999) / 1000));
             tick = Math.min(2 * tick, LAST_TICK_NANOS);
         }
         adapt(slept, System.nanoTime() - start);
