@@ -15,8 +15,11 @@
 #include <poll.h>
 #include <pthread.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/eventfd.h>
 #include <time.h>
+#include <unistd.h>
 
 #include <ucp/api/ucp.h>
 
@@ -238,4 +241,112 @@ JNIEXPORT jint JNICALL Java_org_sdp4j_ucp_UcpNative_await(JNIEnv *env, jclass cl
 		n = ppoll(&p, 1, &ts, NULL); /* EINTR: again, from the full bound (rare; still bounded) */
 	} while (n < 0 && errno == EINTR);
 	return n > 0 ? 1 : n == 0 ? 0 : UCS_ERR_IO_ERROR;
+}
+
+/* For a waiter that parks instead of sleeping here (a virtual thread): arms the worker and returns its event
+ * descriptor for a poller to watch, or -1 when events are due already (UCS_ERR_BUSY: progress instead), or a UCX
+ * status (< -1). */
+JNIEXPORT jint JNICALL Java_org_sdp4j_ucp_UcpNative_arm(JNIEnv *env, jclass cls, jlong worker)
+{
+	ucp_worker_h w = (ucp_worker_h)(uintptr_t)worker;
+	ucs_status_t s;
+	int fd = -1;
+
+	(void)cls;
+	if (need(env, "UcpNative.arm", worker, 0, 0))
+		return 0;
+	s = U.ucp_worker_get_efd(w, &fd);
+	if (s != UCS_OK)
+		return s < -1 ? s : UCS_ERR_IO_ERROR;
+	s = U.ucp_worker_arm(w);
+	if (s == UCS_ERR_BUSY)
+		return -1;
+	return s == UCS_OK ? fd : s < -1 ? s : UCS_ERR_IO_ERROR;
+}
+
+/* The parker's own wake-up: a non-blocking eventfd. */
+JNIEXPORT jint JNICALL Java_org_sdp4j_ucp_UcpNative_eventfd(JNIEnv *env, jclass cls)
+{
+	int fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+
+	(void)cls;
+	if (fd < 0)
+		sdp4j_throw_errno(env, errno, "eventfd", NULL, -1);
+	return fd;
+}
+
+JNIEXPORT void JNICALL Java_org_sdp4j_ucp_UcpNative_wake(JNIEnv *env, jclass cls, jint fd)
+{
+	uint64_t one = 1;
+
+	(void)cls;
+	if (fd < 0) {
+		sdp4j_throw(env, SDP4J_IAE, "UcpNative.wake: bad descriptor %d", (int)fd);
+		return;
+	}
+	if (write(fd, &one, sizeof one) < 0 && errno != EAGAIN)
+		sdp4j_throw_errno(env, errno, "eventfd write", NULL, fd);
+}
+
+/* poll(2) on fds[0..n) (kernel descriptors: the workers' event descriptors) and wakeFd, at most timeoutMicros;
+ * a descriptor that is ready (or broken) is replaced by -1 in fds; wakeFd is drained. The number of fds ready. */
+JNIEXPORT jint JNICALL Java_org_sdp4j_ucp_UcpNative_pollMany(JNIEnv *env, jclass cls, jintArray jfds, jint n,
+							    jint wakeFd, jint timeoutMicros)
+{
+	struct pollfd *p;
+	struct timespec ts;
+	jint *fds, ready = 0;
+	int i, r;
+
+	(void)cls;
+	if (!jfds) {
+		sdp4j_throw(env, SDP4J_NPE, "UcpNative.pollMany: fds is null");
+		return 0;
+	}
+	if (n < 0 || n > (*env)->GetArrayLength(env, jfds) || n > (1 << 20) || wakeFd < 0 || timeoutMicros < 0) {
+		sdp4j_throw(env, SDP4J_IAE, "UcpNative.pollMany: bad argument (n %d, wakeFd %d, timeout %d)", (int)n,
+			    (int)wakeFd, (int)timeoutMicros);
+		return 0;
+	}
+	p = calloc((size_t)n + 1, sizeof *p);
+	fds = calloc((size_t)n + 1, sizeof *fds);
+	if (!p || !fds) {
+		free(p);
+		free(fds);
+		sdp4j_throw(env, "java/lang/OutOfMemoryError", "UcpNative.pollMany: %d descriptors", (int)n);
+		return 0;
+	}
+	(*env)->GetIntArrayRegion(env, jfds, 0, n, fds);
+	for (i = 0; i < n; i++) {
+		p[i].fd = fds[i]; /* a negative fd is ignored by poll(2) */
+		p[i].events = POLLIN;
+	}
+	p[n].fd = wakeFd;
+	p[n].events = POLLIN;
+	ts.tv_sec = timeoutMicros / 1000000;
+	ts.tv_nsec = (long)(timeoutMicros % 1000000) * 1000;
+	do {
+		r = ppoll(p, (nfds_t)n + 1, &ts, NULL);
+	} while (r < 0 && errno == EINTR);
+	if (r < 0) {
+		sdp4j_throw_errno(env, errno, "ppoll", NULL, -1);
+	} else {
+		if (p[n].revents) {
+			uint64_t v;
+
+			if (read(wakeFd, &v, sizeof v) < 0 && errno != EAGAIN) {
+				/* drained by another reader, or closed: the next poll says */
+			}
+		}
+		for (i = 0; i < n; i++) {
+			if (p[i].fd >= 0 && p[i].revents) {
+				fds[i] = -1;
+				ready++;
+			}
+		}
+		(*env)->SetIntArrayRegion(env, jfds, 0, n, fds);
+	}
+	free(p);
+	free(fds);
+	return ready;
 }

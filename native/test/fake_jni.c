@@ -122,6 +122,17 @@ static void JNICALL SetByteArrayRegion(JNIEnv *e, jbyteArray a, jsize start, jsi
 
 static jbyteArray JNICALL NewByteArray(JNIEnv *e, jsize len) { (void)e; must_not_pend("NewByteArray"); return fj_bytes(len, NULL); }
 
+static void JNICALL GetIntArrayRegion(JNIEnv *e, jintArray a, jsize start, jsize len, jint *buf)
+{
+	(void)e;
+	must_not_pend("GetIntArrayRegion");
+	if (start < 0 || len < 0 || start > O(a)->len - len) {
+		throw_("java/lang/ArrayIndexOutOfBoundsException", "GetIntArrayRegion");
+		return;
+	}
+	memcpy(buf, (jint *)O(a)->data + start, (size_t)len * sizeof *buf);
+}
+
 static void JNICALL SetIntArrayRegion(JNIEnv *e, jintArray a, jsize start, jsize len, const jint *buf)
 {
 	(void)e;
@@ -199,6 +210,7 @@ JNIEnv *fj_env(void)
 	table.SetByteArrayRegion = SetByteArrayRegion;
 	table.NewByteArray = NewByteArray;
 	table.SetIntArrayRegion = SetIntArrayRegion;
+	table.GetIntArrayRegion = GetIntArrayRegion;
 	table.NewIntArray = NewIntArray;
 	table.GetPrimitiveArrayCritical = GetPrimitiveArrayCritical;
 	table.ReleasePrimitiveArrayCritical = ReleasePrimitiveArrayCritical;

@@ -50,4 +50,23 @@ public final class UcpNative {
      * 1 woken (or events were due), 0 timed out, or a UCX status (negative).
      */
     public static native int await(long worker, int timeoutMicros);
+
+    /**
+     * For a waiter that parks instead ({@link #await} would pin a virtual thread's carrier): arms the worker and
+     * returns its event descriptor for a poller to watch, -1 when events are due already (progress instead), or a
+     * UCX status (below -1).
+     */
+    public static native int arm(long worker);
+
+    /** A non-blocking eventfd: a poller's wake-up. */
+    public static native int eventfd() throws java.io.IOException;
+
+    /** Wakes a poller waiting on eventfd {@code fd}. */
+    public static native void wake(int fd) throws java.io.IOException;
+
+    /**
+     * Waits (a poller thread) until one of {@code fds[0..n)} (kernel descriptors) is readable, {@code wakeFd} is
+     * woken, or {@code timeoutMicros} passed; each ready descriptor is replaced by -1. Returns how many were ready.
+     */
+    public static native int pollMany(int[] fds, int n, int wakeFd, int timeoutMicros) throws java.io.IOException;
 }

@@ -70,6 +70,7 @@ public final class Ucx {
             // here, not in a virtual thread's first wait: class initialisation there would pin its carrier
             org.sdp4j.transport.SpinPolicy.start();
             org.sdp4j.ops.OpenConnections.preload();
+            UcxParker.preload();
         }
     }
 

@@ -23,8 +23,6 @@ final class UcxWait {
     static final long SPIN_NANOS = org.sdp4j.transport.Props.intProperty("sdp4j.ucx.poll", 100, 0) * 1000L;
     /** A virtual thread's busy-poll bound: its carrier serves other virtual threads after that. */
     static final long VIRTUAL_SPIN_NANOS = Math.min(SPIN_NANOS, 20_000);
-    /** A virtual thread's naps between polls of its worker: from 10 us, doubling to 1 ms while nothing arrives. */
-    private static final long MIN_NAP_NANOS = 10_000, MAX_NAP_NANOS = 1_000_000;
     /**
      * A sleep in the worker never outlasts this (doubling per sleep of one wait, from the first): UCX 1.13 can
      * leave every side of a connection asleep with data still to move (an 8 MiB NIO echo over posix/cma hung so,
@@ -125,21 +123,27 @@ final class UcxWait {
     }
 
     /**
-     * Sleeps in the worker unless {@code op} completed meanwhile, at most {@code micros}. A reader and a writer of
+     * Sleeps in the worker unless {@code op} completed meanwhile, at most {@code nanos}; a virtual thread parks
+     * instead ({@link UcxParker}: its poller watches the worker's descriptor). A reader and a writer of
      * one connection may both be in the worker: one's progress can complete the other's request and consume the
      * event that would have woken it (an 8 MiB echo hung so), so a progress that did something signals the worker
      * while anyone sleeps in it, and a sleeper re-checks its request after announcing itself: one of the two always
      * sees the other. The sleep is bounded here, in the poll on the worker's event descriptor: UCX 1.13 can lose a
      * wake-up, and the deadline of a read is this thread's to keep.
      */
-    private void sleep(long op, int micros) throws IOException {
+    private void sleep(long op, long nanos, boolean virtual) throws IOException {
         sleepers.incrementAndGet();
         try {
-            if (!completed(op)) {
-                int s = UcpNative.await(worker, micros);
-                if (s < 0) {
-                    throw new SocketException("UCX worker wait failed: " + status(s));
-                }
+            if (completed(op)) {
+                return;
+            }
+            if (virtual) {
+                UcxParker.park(conn, worker, Math.max(1, nanos));
+                return;
+            }
+            int s = UcpNative.await(worker, (int) Math.max(1, (nanos + 999) / 1000));
+            if (s < 0) {
+                throw new SocketException("UCX worker wait failed: " + status(s));
             }
         } finally {
             sleepers.decrementAndGet();
@@ -183,15 +187,15 @@ final class UcxWait {
      *
      * <p>A virtual thread never sleeps in the worker (the poll is native and would pin its carrier:
      * with two carriers, two blocked readers starved the writers they waited for). It spins for at most
-     * {@link #VIRTUAL_SPIN_NANOS}, then parks in naps of 10 us growing to 1 ms, progressing its worker between them,
-     * so its carrier serves other virtual threads; an interrupt then closes the socket, as the JDK's sockets do.
+     * {@link #VIRTUAL_SPIN_NANOS}, then parks ({@link UcxParker}) with the same bounds, so its carrier serves other
+     * virtual threads; an interrupt then closes the socket, as the JDK's sockets do.
      */
     boolean await(long r, boolean reading, long deadline) throws IOException {
         long start = System.nanoTime();
         boolean virtual = org.sdp4j.transport.Threads.onVirtualThread();
         long spin = virtual ? Math.min(spinNanos, VIRTUAL_SPIN_NANOS) : spinNanos;
         long spinEnd = start + spin;
-        long nap = MIN_NAP_NANOS, tick = FIRST_TICK_NANOS;
+        long tick = FIRST_TICK_NANOS;
         boolean slept = false;
         while (!completed(r)) {
             if (conn.isClosed()) {
@@ -245,22 +249,16 @@ final class UcxWait {
                 continue;
             }
             slept = true;
-            if (virtual) {
-                java.util.concurrent.locks.LockSupport.parkNanos(conn,
-                        deadline == 0 ? nap : Math.max(1, Math.min(nap, deadline - now)));
-                nap = Math.min(2 * nap, MAX_NAP_NANOS);
-                if (Thread.currentThread().isInterrupted() && !conn.isClosed()) {
-                    // the JDK closes a socket whose virtual thread is interrupted in I/O: java.net.Socket does
-                    // that itself (and says "Closed by interrupt") on an InterruptedIOException from its impl
-                    conn.close();
-                    throw new java.io.InterruptedIOException("Closed by interrupt");
-                }
-                continue;
-            }
             // woken by UCX, by close, by the watchdog (end-of-stream, hang-up), at the deadline or at the tick
-            long sleep = deadline != 0 && deadline - now < tick ? deadline - now : tick;
-            sleep(r, (int) Math.max(1, (sleep + 999) / 1000));
+            long bound = deadline != 0 && deadline - now < tick ? deadline - now : tick;
+            sleep(r, bound, virtual);
             tick = Math.min(2 * tick, LAST_TICK_NANOS);
+            if (virtual && Thread.currentThread().isInterrupted() && !conn.isClosed()) {
+                // the JDK closes a socket whose virtual thread is interrupted in I/O: java.net.Socket does
+                // that itself (and says "Closed by interrupt") on an InterruptedIOException from its impl
+                conn.close();
+                throw new java.io.InterruptedIOException("Closed by interrupt");
+            }
         }
         adapt(slept, System.nanoTime() - start);
         return true;
