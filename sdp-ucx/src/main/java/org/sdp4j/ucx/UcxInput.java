@@ -141,9 +141,7 @@ final class UcxInput {
                 }
             }
             r = conn.io.recv(addr, buf.capacity());
-            if ((r & org.sdp4j.ucp.UcpNative.DONE) == 0) {
-                pending = r;
-            }
+            pending = UcxWait.request(r);
         }
         if (!UcxWait.completed(r)) {
             if (!block) {

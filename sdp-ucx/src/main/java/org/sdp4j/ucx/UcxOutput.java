@@ -135,8 +135,7 @@ final class UcxOutput {
 
     /** Under the lock: posts a send of the first {@code n} staged bytes; a send that completed at once leaves none. */
     private void post(int n) throws IOException {
-        long r = conn.io.send(addr, n);
-        pending = (r & org.sdp4j.ucp.UcpNative.DONE) == 0 ? r : 0;
+        pending = UcxWait.request(conn.io.send(addr, n));
     }
 
     /** Under the lock: true when no send is in flight (waiting for it when {@code block}). */

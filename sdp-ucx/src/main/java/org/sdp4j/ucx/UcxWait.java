@@ -109,15 +109,19 @@ final class UcxWait {
         if ((op & UcpNative.DONE) != 0) {
             return op & ~UcpNative.DONE;
         }
-        int s = UcpNative.status(op);
-        long n = s == 0 ? UcpNative.received(op) : s;
+        long n = UcpNative.received(op); // its length, or its failure: the status test is in there
         UcpNative.free(op);
         return n;
     }
 
+    /** The request an operation left running, or 0 when it completed at once (nothing to test or free). */
+    static long request(long op) {
+        return (op & UcpNative.DONE) == 0 ? op : 0;
+    }
+
     /** Gives a request back to UCX whatever its state (one still running is released when it completes). */
     static void abandon(long op) {
-        if (op != 0 && (op & UcpNative.DONE) == 0) {
+        if (request(op) != 0) {
             UcpNative.free(op);
         }
     }

@@ -135,9 +135,8 @@ class UcpNativeTest {
         while (UcpNative.progress(w1.getNativeId()) != 0) {
             // nothing left to do, so the sleep below has nothing to wake it but its bound
         }
-        long t = System.nanoTime();
+        // a bounded sleep returns by itself (the class's @Timeout catches one that does not): timed out or woken
         int woke = UcpNative.await(w1.getNativeId(), 20);
         assertTrue(woke == 0 || woke == 1, "await: " + woke);
-        assertTrue(System.nanoTime() - t < 5_000_000_000L, "the sleep is bounded");
     }
 }
