@@ -88,7 +88,7 @@ final class Handshake {
         }
         try {
             java.nio.file.attribute.UserPrincipal peer = Rendezvous.peerUser(ch);
-            if (!peer.equals(Rendezvous.owner(dir))) {
+            if (!peer.equals(Rendezvous.owner(dir, l.uid()))) {
                 throw new ConnectException("UCX to " + where + ": the rendezvous socket " + p + " is served by user "
                         + peer.getName() + ", not by the owner of the TCP listener (uid " + l.uid() + ")");
             }
@@ -170,9 +170,12 @@ final class Handshake {
                 peer = Rendezvous.readHello(ch, deadline, where, t);
                 // a client that gave up while queued has half-closed, and its worker may be gone (Quarantine)
                 Rendezvous.expectSilence(ch, where);
-                ep = w.newEndpoint(new UcpEndpointParams().setUcpAddress(peer.workerAddress()));
+                // the answer first: the client makes its endpoint while this side makes its own (UCX pairs the two
+                // whichever wire-up message comes first; one worker pair per connection, so nothing else to pair),
+                // a tenth of a local connect; a client that gives up now holds its worker until we hang up
                 told = true;
                 Rendezvous.writeFully(ch, Rendezvous.hello(w.getAddress(), id));
+                ep = w.newEndpoint(new UcpEndpointParams().setUcpAddress(peer.workerAddress()));
             }
             return finish(w, ep, ch, id, peer.id(), staging, deadline, where, client);
         } catch (IOException | RuntimeException | OutOfMemoryError e) {

@@ -241,6 +241,25 @@ final class Rendezvous {
         return Files.getOwner(checkedDir, LinkOption.NOFOLLOW_LINKS);
     }
 
+    /** Principals by uid: looking one up reads the account database (getpwuid) on every connect otherwise. */
+    private static final java.util.concurrent.ConcurrentHashMap<Integer, UserPrincipal> OWNERS =
+            new java.util.concurrent.ConcurrentHashMap<>();
+
+    /**
+     * {@link #owner(Path)} of a directory {@link #checkDir} found owned by {@code uid}, looked up once per uid (a
+     * principal compares by uid: a renamed account is still the same one).
+     */
+    static UserPrincipal owner(Path checkedDir, int uid) throws IOException {
+        UserPrincipal p = OWNERS.get(uid);
+        if (p == null) {
+            p = owner(checkedDir);
+            if (OWNERS.size() < 64) {
+                OWNERS.put(uid, p);
+            }
+        }
+        return p;
+    }
+
     // ---- the handshake: magic, version, then a length-prefixed UCX worker address ----
 
     static ByteBuffer hello(ByteBuffer workerAddress, int id) {

@@ -85,8 +85,12 @@ final class UcxClose {
                 progressQuietly();
                 if (flushing == null || flushing.isCompleted()) {
                     closing = MARKER;
-                } else if (conn.gone != null || conn.closedByPeer || conn.peerClosed
-                        || System.nanoTime() - lingerUntil >= 0) {
+                } else if (conn.closedByPeer || conn.peerClosed) {
+                    // the peer closed in order and reads no more: the forced close ends the flush, and the worker,
+                    // once every request completed, serves again (destroying it made the next connect create one:
+                    // a quarter of the closes of a connect/close loop, each side closing at once, came here)
+                    closing = CLOSE_EP;
+                } else if (conn.gone != null || System.nanoTime() - lingerUntil >= 0) {
                     clean = false;
                     closing = CLOSE_EP;
                 }
@@ -94,7 +98,9 @@ final class UcxClose {
             }
             case MARKER -> { // the marker: how much that was (shutdownOutput sent it already); across hosts: closed
                 try {
-                    if (!conn.out.shutdown) {
+                    // a peer that closed in order (its marker, then its hang-up) reads no marker: writing it only
+                    // failed on the closed socket and sent the worker to be destroyed instead of pooled
+                    if (!conn.out.shutdown && !conn.closedByPeer) {
                         marker(conn);
                     }
                     if (conn.remote) {
@@ -158,6 +164,8 @@ final class UcxClose {
                     conn.in.pending = conn.out.pending = 0;
                     if (clean && !conn.remote) {
                         WorkerPool.give(conn.worker);
+                        Staging.recycle(conn.in.staging());
+                        Staging.recycle(conn.out.staging());
                     } else {
                         WorkerPool.destroy(conn.worker);
                     }
@@ -182,6 +190,23 @@ final class UcxClose {
     }
 
     private void closeEp(boolean force) {
+        if (force && !conn.remote) {
+            // UCX refuses to force-close an endpoint without peer error handling (ucp_ep_close_nbx: "Invalid
+            // parameter"), and local ones have none (it turns shared memory off). A peer that closed in order with
+            // nothing of ours in flight gets the flushing close, which completes at once and keeps the worker
+            // poolable; otherwise destroying the worker closes the endpoint (a quarter of the closes of a
+            // connect/close loop used to come here through the exception, and each cost the next connect a worker)
+            long w = conn.out.pending;
+            boolean inFlight = w != 0 && !UcxWait.completed(w);
+            if (!clean || inFlight || !(conn.closedByPeer || conn.peerClosed)) {
+                clean = false;
+                closeForced = true;
+                closeRequest = null;
+                closing = CLOSING_EP;
+                return;
+            }
+            force = false;
+        }
         closeForced = force;
         try {
             closeRequest = force ? conn.ep.closeNonBlockingForce() : conn.ep.closeNonBlockingFlush();

@@ -23,6 +23,8 @@ final class WorkerPool {
     private static final ArrayDeque<UcpWorker> IDLE = new ArrayDeque<>();
     /** Connections each live worker has served (under {@code IDLE}'s lock). */
     private static final java.util.Map<UcpWorker, Integer> USES = new java.util.IdentityHashMap<>();
+    /** Workers made in all (tests prove that closes give them back rather than make the next connect create one). */
+    static final java.util.concurrent.atomic.AtomicLong CREATED = new java.util.concurrent.atomic.AtomicLong();
 
     private WorkerPool() {}
 
@@ -38,6 +40,7 @@ final class WorkerPool {
         // MULTI thread mode: a reader, a writer and close() may be in the worker at once
         UcpWorker w = Ucx.context().newWorker(new UcpWorkerParams().requestThreadSafety().requestWakeupRX()
                 .requestWakeupTX());
+        CREATED.incrementAndGet();
         synchronized (IDLE) {
             USES.put(w, 1);
         }
