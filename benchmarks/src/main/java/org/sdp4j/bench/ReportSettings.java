@@ -127,8 +127,12 @@ final class ReportSettings {
         for (String t : s.concThreads) ThreadKind.of(t);
         if (!s.concServer.equals("jvm") && !s.concServer.equals("peer")) throw new IllegalArgumentException("--conc-server is jvm or peer");
         if (s.agent == null) s.agent = CompareTransports.findAgent();
-        for (String p : List.of("sdp4j.bench.host", "sdp4j.both.timeout", "sdp4j.both.retry", "java.net.preferIPv4Stack")) {
-            if (System.getProperty(p) != null) s.forkJvmArgs.add("-D" + p + "=" + System.getProperty(p));
+        // every sdp4j tunable given after "--" reaches the measuring JVMs (and their peers, which inherit their
+        // arguments): before, only this list did, and "-- -Dsdp4j.ucx.poll=0" silently measured the default
+        for (String p : new java.util.TreeSet<>(System.getProperties().stringPropertyNames())) {
+            if (p.startsWith("sdp4j.") || p.equals("java.net.preferIPv4Stack")) {
+                s.forkJvmArgs.add("-D" + p + "=" + System.getProperty(p));
+            }
         }
         return s;
     }
