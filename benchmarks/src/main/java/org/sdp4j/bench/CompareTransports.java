@@ -92,6 +92,8 @@ public final class CompareTransports {
             "ucx-ucxdefaults", List.of("ucx", "-Dsdp4j.ucx.config="),
             // spins as before the shared spin policy (issue 18): every turn yields, whatever the load
             "ucx-yield", List.of("ucx", "-Dsdp4j.spin.policy=false"),
+            // a local connection's busy-poll on a machine of fewer than 4 CPUs, as before issue 18 made it none
+            "ucx-poll100", List.of("ucx", "-Dsdp4j.ucx.poll=100"),
             // a sleeping waiter's first bound as the watchdog's alarms had it, 1 ms (issue 18: now 50 us)
             "ucx-tick1ms", List.of("ucx", "-Dsdp4j.ucx.tick=1000"));
 

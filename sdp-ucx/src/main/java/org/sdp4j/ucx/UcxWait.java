@@ -21,6 +21,21 @@ import org.sdp4j.ucp.UcpNative;
  */
 final class UcxWait {
     static final long SPIN_NANOS = org.sdp4j.transport.Props.intProperty("sdp4j.ucx.poll", 100, 0) * 1000L;
+    /**
+     * The busy-poll bound of a connection on this host (shared memory): {@link #SPIN_NANOS} when {@code
+     * sdp4j.ucx.poll} is set or the machine has {@link #SPARE_CPUS} CPUs or more, else none. The peer of a local
+     * connection waits on the same CPUs: on two, a client and a server that both spin, and any third thread (a JIT
+     * compiler, a GC worker, the application), leave one of them off its CPU for a whole time slice while the other
+     * spins for data only the first can send. H2 between two JVMs over UCX had rounds whose INSERTs took 5-10x
+     * TCP's (iterations whose median statement took 4 ms: spinning threads off their CPU for 1-5 ms between two
+     * turns, their progress calls a few µs), with every spin bound tried (100, 20 µs; always yielding); without a
+     * spin UCX is TCP's equal there, every round (benchmarks/README.md, issue 18). Across hosts the peer's CPUs
+     * are its own, and a spin pays.
+     */
+    static final long LOCAL_SPIN_NANOS = System.getProperty("sdp4j.ucx.poll") != null
+            || Runtime.getRuntime().availableProcessors() >= UcxWait.SPARE_CPUS ? SPIN_NANOS : 0;
+    /** CPUs from which a local connection spins by default: two waiters and a third thread, and one to spare. */
+    static final int SPARE_CPUS = 4;
     /** A virtual thread's busy-poll bound: its carrier serves other virtual threads after that. */
     static final long VIRTUAL_SPIN_NANOS = Math.min(SPIN_NANOS, 20_000);
     /**
@@ -197,7 +212,8 @@ final class UcxWait {
     boolean await(long r, boolean reading, long deadline) throws IOException {
         long start = System.nanoTime();
         boolean virtual = org.sdp4j.transport.Threads.onVirtualThread();
-        long spin = virtual ? Math.min(spinNanos, VIRTUAL_SPIN_NANOS) : spinNanos;
+        long max = conn.remote ? SPIN_NANOS : LOCAL_SPIN_NANOS;
+        long spin = Math.min(max, virtual ? Math.min(spinNanos, VIRTUAL_SPIN_NANOS) : spinNanos);
         long spinEnd = start + spin;
         long tick = FIRST_TICK_NANOS;
         boolean slept = false;
@@ -264,7 +280,9 @@ final class UcxWait {
                 throw new java.io.InterruptedIOException("Closed by interrupt");
             }
         }
-        adapt(slept, System.nanoTime() - start);
+        if (max != 0) {
+            adapt(slept, System.nanoTime() - start);
+        }
         return true;
     }
 
