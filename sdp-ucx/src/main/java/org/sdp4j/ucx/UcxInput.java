@@ -19,11 +19,6 @@ final class UcxInput {
     /** Receive staging, replaced by a larger one only with no receive posted into it. */
     private ByteBuffer buf;
     private long addr;
-
-    /** The staging buffer, for {@link Staging#recycle} once the connection is released. */
-    ByteBuffer staging() {
-        return buf;
-    }
     private int pos, lim;
     /** The receive request posted into the staging buffer until it completes (close cancels it), else 0. */
     long pending;
@@ -35,6 +30,11 @@ final class UcxInput {
         this.conn = conn;
         this.buf = staging;
         this.addr = UcxUtils.getAddress(staging);
+    }
+
+    /** The staging buffer, for {@link Staging#recycle} once the connection is released. */
+    ByteBuffer staging() {
+        return buf;
     }
 
     /** The read path: up to {@code len} bytes, -1 at end-of-stream. {@code timeoutMillis} 0 waits forever. */

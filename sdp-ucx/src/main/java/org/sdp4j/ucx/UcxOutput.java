@@ -19,11 +19,6 @@ final class UcxOutput {
     /** Send staging, replaced by a larger one only with no send in flight from it. */
     private ByteBuffer buf;
     private long addr;
-
-    /** The staging buffer, for {@link Staging#recycle} once the connection is released. */
-    ByteBuffer staging() {
-        return buf;
-    }
     long sent;
     /**
      * The send last posted, until it completes: kept so that release() never frees an endpoint under it, and so that
@@ -37,6 +32,11 @@ final class UcxOutput {
         this.conn = conn;
         this.buf = staging;
         this.addr = UcxUtils.getAddress(staging);
+    }
+
+    /** The staging buffer, for {@link Staging#recycle} once the connection is released. */
+    ByteBuffer staging() {
+        return buf;
     }
 
     void write(byte[] b, int off, int len) throws IOException {
