@@ -17,7 +17,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/eventfd.h>
+#include <sys/epoll.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -264,89 +264,74 @@ JNIEXPORT jint JNICALL Java_org_sdp4j_ucp_UcpNative_arm(JNIEnv *env, jclass cls,
 	return s == UCS_OK ? fd : s < -1 ? s : UCS_ERR_IO_ERROR;
 }
 
-/* The parker's own wake-up: a non-blocking eventfd. */
-JNIEXPORT jint JNICALL Java_org_sdp4j_ucp_UcpNative_eventfd(JNIEnv *env, jclass cls)
+/* The parker's poll set: an epoll instance the parking threads add their workers' event descriptors to. */
+JNIEXPORT jint JNICALL Java_org_sdp4j_ucp_UcpNative_epollCreate(JNIEnv *env, jclass cls)
 {
-	int fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+	int fd = epoll_create1(EPOLL_CLOEXEC);
 
 	(void)cls;
 	if (fd < 0)
-		sdp4j_throw_errno(env, errno, "eventfd", NULL, -1);
+		sdp4j_throw_errno(env, errno, "epoll_create1", NULL, -1);
 	return fd;
 }
 
-JNIEXPORT void JNICALL Java_org_sdp4j_ucp_UcpNative_wake(JNIEnv *env, jclass cls, jint fd)
+/* Watches fd (a worker's event descriptor, armed) in epfd for one readiness (EPOLLONESHOT), reported as fd by the
+ * poller's epollWait; the parking thread calls this itself, so the poller is not woken to add it. Modified when
+ * fd is in the set already (a wait before), added when not (a first wait, or a descriptor number that a destroyed
+ * worker's closed descriptor had: epoll dropped that one with its close). */
+JNIEXPORT void JNICALL Java_org_sdp4j_ucp_UcpNative_epollArm(JNIEnv *env, jclass cls, jint epfd, jint fd)
 {
-	uint64_t one = 1;
+	struct epoll_event ev;
 
 	(void)cls;
-	if (fd < 0) {
-		sdp4j_throw(env, SDP4J_IAE, "UcpNative.wake: bad descriptor %d", (int)fd);
+	if (epfd < 0 || fd < 0) {
+		sdp4j_throw(env, SDP4J_IAE, "UcpNative.epollArm: bad descriptor (epfd %d, fd %d)", (int)epfd, (int)fd);
 		return;
 	}
-	if (write(fd, &one, sizeof one) < 0 && errno != EAGAIN)
-		sdp4j_throw_errno(env, errno, "eventfd write", NULL, fd);
+	memset(&ev, 0, sizeof ev);
+	ev.events = EPOLLIN | EPOLLONESHOT;
+	ev.data.fd = fd;
+	if (epoll_ctl(epfd, EPOLL_CTL_MOD, fd, &ev) == 0)
+		return;
+	if (errno == ENOENT && epoll_ctl(epfd, EPOLL_CTL_ADD, fd, &ev) == 0)
+		return;
+	if (errno == EEXIST && epoll_ctl(epfd, EPOLL_CTL_MOD, fd, &ev) == 0)
+		return; /* another waiter on the same worker added it meanwhile */
+	sdp4j_throw_errno(env, errno, "epoll_ctl", NULL, fd);
 }
 
-/* poll(2) on fds[0..n) (kernel descriptors: the workers' event descriptors) and wakeFd, at most timeoutMicros;
- * a descriptor that is ready (or broken) is replaced by -1 in fds; wakeFd is drained. The number of fds ready. */
-JNIEXPORT jint JNICALL Java_org_sdp4j_ucp_UcpNative_pollMany(JNIEnv *env, jclass cls, jintArray jfds, jint n,
-							    jint wakeFd, jint timeoutMicros)
+/* Waits at most timeoutMillis for armed descriptors of epfd; writes the ready ones to fds[0..) (at most its
+ * length, at most 64) and returns how many. */
+JNIEXPORT jint JNICALL Java_org_sdp4j_ucp_UcpNative_epollWait(JNIEnv *env, jclass cls, jint epfd, jintArray jfds,
+							     jint timeoutMillis)
 {
-	struct pollfd *p;
-	struct timespec ts;
-	jint *fds, ready = 0;
-	int i, r;
+	struct epoll_event ev[64];
+	jint out[64];
+	int n, i, max;
 
 	(void)cls;
 	if (!jfds) {
-		sdp4j_throw(env, SDP4J_NPE, "UcpNative.pollMany: fds is null");
+		sdp4j_throw(env, SDP4J_NPE, "UcpNative.epollWait: fds is null");
 		return 0;
 	}
-	if (n < 0 || n > (*env)->GetArrayLength(env, jfds) || n > (1 << 20) || wakeFd < 0 || timeoutMicros < 0) {
-		sdp4j_throw(env, SDP4J_IAE, "UcpNative.pollMany: bad argument (n %d, wakeFd %d, timeout %d)", (int)n,
-			    (int)wakeFd, (int)timeoutMicros);
+	max = (*env)->GetArrayLength(env, jfds);
+	if (epfd < 0 || timeoutMillis < 0 || max < 1) {
+		sdp4j_throw(env, SDP4J_IAE, "UcpNative.epollWait: bad argument (epfd %d, %d slots, timeout %d)",
+			    (int)epfd, max, (int)timeoutMillis);
 		return 0;
 	}
-	p = calloc((size_t)n + 1, sizeof *p);
-	fds = calloc((size_t)n + 1, sizeof *fds);
-	if (!p || !fds) {
-		free(p);
-		free(fds);
-		sdp4j_throw(env, "java/lang/OutOfMemoryError", "UcpNative.pollMany: %d descriptors", (int)n);
-		return 0;
-	}
-	(*env)->GetIntArrayRegion(env, jfds, 0, n, fds);
-	for (i = 0; i < n; i++) {
-		p[i].fd = fds[i]; /* a negative fd is ignored by poll(2) */
-		p[i].events = POLLIN;
-	}
-	p[n].fd = wakeFd;
-	p[n].events = POLLIN;
-	ts.tv_sec = timeoutMicros / 1000000;
-	ts.tv_nsec = (long)(timeoutMicros % 1000000) * 1000;
+	if (max > 64)
+		max = 64;
 	do {
-		r = ppoll(p, (nfds_t)n + 1, &ts, NULL);
-	} while (r < 0 && errno == EINTR);
-	if (r < 0) {
-		sdp4j_throw_errno(env, errno, "ppoll", NULL, -1);
-	} else {
-		if (p[n].revents) {
-			uint64_t v;
-
-			if (read(wakeFd, &v, sizeof v) < 0 && errno != EAGAIN) {
-				/* drained by another reader, or closed: the next poll says */
-			}
-		}
-		for (i = 0; i < n; i++) {
-			if (p[i].fd >= 0 && p[i].revents) {
-				fds[i] = -1;
-				ready++;
-			}
-		}
-		(*env)->SetIntArrayRegion(env, jfds, 0, n, fds);
+		n = epoll_wait(epfd, ev, max, timeoutMillis); /* EINTR: again, from the full bound (rare; still bounded) */
+	} while (n < 0 && errno == EINTR);
+	if (n < 0) {
+		sdp4j_throw_errno(env, errno, "epoll_wait", NULL, epfd);
+		return 0;
 	}
-	free(p);
-	free(fds);
-	return ready;
+	for (i = 0; i < n; i++)
+		out[i] = ev[i].data.fd;
+	if (n > 0)
+		(*env)->SetIntArrayRegion(env, jfds, 0, n, out);
+	return n;
 }

@@ -566,37 +566,48 @@ static void check_ucp(void)
 	THROWS(SDP4J_IAE, "bad request handle 0", Java_org_sdp4j_ucp_UcpNative_cancel(env, C, 4096, 0));
 	THROWS(SDP4J_IAE, "bad argument", Java_org_sdp4j_ucp_UcpNative_await(env, C, 4096, -1));
 	THROWS(SDP4J_IAE, "bad argument", Java_org_sdp4j_ucp_UcpNative_arm(env, C, 0));
-	THROWS(SDP4J_IAE, "bad descriptor -1", Java_org_sdp4j_ucp_UcpNative_wake(env, C, -1));
-	THROWS(SDP4J_NPE, "fds is null", Java_org_sdp4j_ucp_UcpNative_pollMany(env, C, NULL, 0, 0, 0));
-	{ /* the parker's poll over kernel descriptors: a readable pipe is reported (-1 in its slot), a wake-up ends
-	   * the wait and is drained, a bad count is refused */
-		int pp[2], efd;
-		jint in[2], *out;
-		jintArray fds;
+	THROWS(SDP4J_IAE, "bad descriptor", Java_org_sdp4j_ucp_UcpNative_epollArm(env, C, -1, 0));
+	THROWS(SDP4J_IAE, "bad descriptor", Java_org_sdp4j_ucp_UcpNative_epollArm(env, C, 0, -1));
+	THROWS(SDP4J_NPE, "fds is null", Java_org_sdp4j_ucp_UcpNative_epollWait(env, C, 0, NULL, 0));
+	{ /* the parker's set: a descriptor armed once is reported once (EPOLLONESHOT) until armed again, armed twice
+	   * is no error, a closed and reused number is added anew, bad arguments are refused */
+		int pp[2], ep, i;
+		jint *out;
+		jintArray fds, none;
 		jint n;
 
 		CHECK(pipe(pp) == 0, "pipe");
-		efd = OK(Java_org_sdp4j_ucp_UcpNative_eventfd(env, C));
-		CHECK(efd >= 0, "eventfd %d", efd);
-		in[0] = pp[0];
-		in[1] = -1;
-		fds = fj_ints(2, in);
-		THROWS(SDP4J_IAE, "bad argument", Java_org_sdp4j_ucp_UcpNative_pollMany(env, C, fds, 3, efd, 0));
-		THROWS(SDP4J_IAE, "bad argument", Java_org_sdp4j_ucp_UcpNative_pollMany(env, C, fds, 1, efd, -1));
-		n = OK(Java_org_sdp4j_ucp_UcpNative_pollMany(env, C, fds, 2, efd, 1000));
+		ep = OK(Java_org_sdp4j_ucp_UcpNative_epollCreate(env, C));
+		CHECK(ep >= 0, "epoll_create1 %d", ep);
+		fds = fj_ints(4, NULL);
+		none = fj_ints(0, NULL);
+		THROWS(SDP4J_IAE, "bad argument", Java_org_sdp4j_ucp_UcpNative_epollWait(env, C, ep, none, 0));
+		THROWS(SDP4J_IAE, "bad argument", Java_org_sdp4j_ucp_UcpNative_epollWait(env, C, ep, fds, -1));
+		THROWS(SOCKX, "epoll_ctl", Java_org_sdp4j_ucp_UcpNative_epollArm(env, C, pp[0], pp[0]));
+		OK((Java_org_sdp4j_ucp_UcpNative_epollArm(env, C, ep, pp[0]), 0));
+		OK((Java_org_sdp4j_ucp_UcpNative_epollArm(env, C, ep, pp[0]), 0)); /* a second waiter */
+		n = OK(Java_org_sdp4j_ucp_UcpNative_epollWait(env, C, ep, fds, 1));
 		CHECK(n == 0, "nothing ready: %d", (int)n);
-		OK((Java_org_sdp4j_ucp_UcpNative_wake(env, C, efd), 0));
-		n = OK(Java_org_sdp4j_ucp_UcpNative_pollMany(env, C, fds, 2, efd, 5000000));
-		CHECK(n == 0, "a wake-up is no ready descriptor: %d", (int)n);
 		CHECK(write(pp[1], "x", 1) == 1, "write");
-		n = OK(Java_org_sdp4j_ucp_UcpNative_pollMany(env, C, fds, 2, efd, 5000000));
+		n = OK(Java_org_sdp4j_ucp_UcpNative_epollWait(env, C, ep, fds, 5000));
 		out = fj_data(fds);
-		CHECK(n == 1 && out[0] == -1 && out[1] == -1, "the readable pipe: n %d, fds %d %d", (int)n, (int)out[0],
-		      (int)out[1]);
+		CHECK(n == 1 && out[0] == pp[0], "the readable pipe: n %d, fd %d", (int)n, (int)out[0]);
+		n = OK(Java_org_sdp4j_ucp_UcpNative_epollWait(env, C, ep, fds, 1));
+		CHECK(n == 0, "reported once until armed again: %d", (int)n);
+		OK((Java_org_sdp4j_ucp_UcpNative_epollArm(env, C, ep, pp[0]), 0));
+		n = OK(Java_org_sdp4j_ucp_UcpNative_epollWait(env, C, ep, fds, 5000));
+		CHECK(n == 1 && out[0] == pp[0], "armed again, still readable: n %d", (int)n);
+		for (i = 0; i < 2; i++) { /* the number closed and made again: epoll forgot it, arming adds it */
+			close(pp[0]);
+			close(pp[1]);
+			CHECK(pipe(pp) == 0, "pipe");
+			OK((Java_org_sdp4j_ucp_UcpNative_epollArm(env, C, ep, pp[0]), 0));
+		}
 		fj_free(fds);
+		fj_free(none);
 		close(pp[0]);
 		close(pp[1]);
-		close(efd);
+		close(ep);
 	}
 }
 

@@ -58,15 +58,18 @@ public final class UcpNative {
      */
     public static native int arm(long worker);
 
-    /** A non-blocking eventfd: a poller's wake-up. */
-    public static native int eventfd() throws java.io.IOException;
-
-    /** Wakes a poller waiting on eventfd {@code fd}. */
-    public static native void wake(int fd) throws java.io.IOException;
+    /** A poller's set (an epoll instance) that waiting threads add their armed workers' descriptors to. */
+    public static native int epollCreate() throws java.io.IOException;
 
     /**
-     * Waits (a poller thread) until one of {@code fds[0..n)} (kernel descriptors) is readable, {@code wakeFd} is
-     * woken, or {@code timeoutMicros} passed; each ready descriptor is replaced by -1. Returns how many were ready.
+     * Watches descriptor {@code fd} (from {@link #arm}) in set {@code epfd} for one readiness, reported by
+     * {@link #epollWait}; called by the waiting thread itself, so the poller need not be woken to add it.
      */
-    public static native int pollMany(int[] fds, int n, int wakeFd, int timeoutMicros) throws java.io.IOException;
+    public static native void epollArm(int epfd, int fd) throws java.io.IOException;
+
+    /**
+     * Waits (a poller thread) at most {@code timeoutMillis} for armed descriptors of {@code epfd}; the ready ones
+     * are written to {@code fds} from index 0 (at most 64). Returns how many.
+     */
+    public static native int epollWait(int epfd, int[] fds, int timeoutMillis) throws java.io.IOException;
 }

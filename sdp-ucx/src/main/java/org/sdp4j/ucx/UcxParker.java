@@ -2,49 +2,55 @@ package org.sdp4j.ucx;
 
 import java.io.IOException;
 import java.net.SocketException;
-import java.util.ArrayList;
-import java.util.List;
-import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.HashMap;
 import java.util.concurrent.locks.LockSupport;
 
 import org.sdp4j.log.SdpLog;
 import org.sdp4j.ucp.UcpNative;
 
 /**
- * Waits of virtual threads on UCX: the thread arms its worker and parks (its carrier is free), and one platform
- * poller thread polls the armed workers' event descriptors and unparks a waiter as soon as its worker has events,
- * is signalled (close, the peer's marker or hang-up: {@link UcxWait#signal}) or its bound passes. A virtual thread
- * must not sleep in the worker itself (the poll is native and would pin its carrier); before this it napped, 10 µs
- * doubling to 1 ms, and woke late by up to a nap (the pooled JDBC benchmark on 32 virtual threads, issue 18).
+ * Waits of virtual threads on UCX: the thread arms its worker, adds the worker's event descriptor to the poller's
+ * epoll set itself ({@code EPOLLONESHOT}) and parks (its carrier is free); one platform poller thread waits in
+ * {@code epoll_wait} and unparks the threads parked on a descriptor as soon as it is ready: the worker has events, or
+ * is signalled (close, the peer's marker or hang-up: {@link UcxWait#signal}), or their bound passes. A virtual thread
+ * must not sleep in the worker itself (the poll is native and would pin its carrier). The JDK's own poller and
+ * junixsocket's work this way; the first version woke the poller with an eventfd write per park to rebuild a
+ * ppoll array, a context switch more per wait.
  *
- * <p>The poller may poll a descriptor whose worker is gone by then: poll(2) reports a closed one at once and a reused
- * one at worst spuriously, and an unpark that comes late only ends some later park early, which every park loop
- * tolerates. So no waiter holds anything the poller could use after it is freed.
+ * <p>The set may hold a descriptor whose worker is gone by then: epoll drops a closed descriptor by itself, and a
+ * number reused by another worker is added anew by its first waiter; an unpark that comes late only ends some later
+ * park early, which every park loop tolerates. So no waiter holds anything the poller could use after it is freed.
  */
 final class UcxParker {
     private UcxParker() {}
 
-    /** One parked thread and the descriptor it waits on; {@code done} once it left (the poller drops it). */
+    /** One parked thread, on a descriptor's stack of waiters; {@code done} once it left. */
     private static final class Waiter {
         final Thread thread;
-        final int fd;
+        Waiter next;
         volatile boolean done;
 
-        Waiter(Thread thread, int fd) {
+        Waiter(Thread thread, Waiter next) {
             this.thread = thread;
-            this.fd = fd;
+            this.next = next;
         }
     }
 
-    private static final ConcurrentLinkedQueue<Waiter> ADDED = new ConcurrentLinkedQueue<>();
-    /** The poller's own wake-up (an eventfd), made with the poller. */
-    private static volatile int wakeFd = -1;
-    /** An idle poller looks again after this, as a safety net only (new waiters wake it). */
-    private static final int IDLE_MICROS = 1_000_000;
+    /**
+     * The threads parked on each descriptor, newest first. A waiter pushes itself before it arms the descriptor, and
+     * the poller takes a descriptor's whole stack when it reports it: a readiness never finds its waiter missing, at
+     * worst one that armed later and is woken early.
+     */
+    private static final HashMap<Integer, Waiter> PARKED = new HashMap<>(); // under its own lock: no lambda to
+    // bootstrap in a virtual thread's first park (class loading there pins its carrier)
+    /** The poller's epoll set, made with the poller. */
+    private static volatile int epfd = -1;
+    /** An idle poller looks again after this, as a safety net only (ms). */
+    private static final int IDLE_MILLIS = 1000;
 
     /** Loads the nested class here, not in a virtual thread's first park (class loading there pins its carrier). */
     static void preload() {
-        new Waiter(Thread.currentThread(), -1).done = true;
+        new Waiter(Thread.currentThread(), null).done = true;
     }
 
     /**
@@ -59,59 +65,65 @@ final class UcxParker {
         if (fd < -1) {
             throw new SocketException("UCX worker arm failed: " + UcxWait.status(fd));
         }
-        int wake = ensurePoller();
-        Waiter w = new Waiter(Thread.currentThread(), fd);
-        ADDED.add(w);
-        UcpNative.wake(wake);
+        int ep = ensurePoller();
+        Waiter mine;
+        synchronized (PARKED) {
+            mine = new Waiter(Thread.currentThread(), prune(PARKED.get(fd)));
+            PARKED.put(fd, mine);
+        }
         try {
+            UcpNative.epollArm(ep, fd);
             LockSupport.parkNanos(blocker, nanos);
         } finally {
-            w.done = true;
+            mine.done = true;
         }
     }
 
+    /** {@code head}'s stack without the waiters that left (under the map's lock). */
+    private static Waiter prune(Waiter head) {
+        while (head != null && head.done) {
+            head = head.next;
+        }
+        for (Waiter w = head; w != null; w = w.next) {
+            while (w.next != null && w.next.done) {
+                w.next = w.next.next;
+            }
+        }
+        return head;
+    }
+
     private static int ensurePoller() throws IOException {
-        int fd = wakeFd;
+        int fd = epfd;
         if (fd >= 0) {
             return fd;
         }
         synchronized (UcxParker.class) {
-            if (wakeFd < 0) {
-                int made = UcpNative.eventfd();
+            if (epfd < 0) {
+                int made = UcpNative.epollCreate();
                 Thread t = new Thread(() -> run(made), "sdp4j-ucx-parker");
                 t.setDaemon(true);
                 t.start();
-                wakeFd = made;
+                epfd = made;
             }
-            return wakeFd;
+            return epfd;
         }
     }
 
-    /** The poller: lives as long as the process (one thread, idle in a 1 s poll when nobody waits). */
-    private static void run(int wake) {
-        List<Waiter> waiting = new ArrayList<>();
-        int[] fds = new int[64];
+    /** The poller: lives as long as the process (one thread, idle in epoll_wait when nobody waits). */
+    private static void run(int ep) {
+        int[] ready = new int[64];
         try {
             while (true) {
-                for (Waiter w; (w = ADDED.poll()) != null; ) {
-                    waiting.add(w);
-                }
-                waiting.removeIf(w -> w.done);
-                int n = waiting.size();
-                if (fds.length < n) {
-                    fds = new int[Math.max(n, 2 * fds.length)];
-                }
+                int n = UcpNative.epollWait(ep, ready, IDLE_MILLIS);
                 for (int i = 0; i < n; i++) {
-                    fds[i] = waiting.get(i).fd;
-                }
-                if (UcpNative.pollMany(fds, n, wake, IDLE_MICROS) == 0) {
-                    continue;
-                }
-                for (int i = 0; i < n; i++) {
-                    if (fds[i] == -1) {
-                        Waiter w = waiting.get(i);
-                        w.done = true;
-                        LockSupport.unpark(w.thread);
+                    Waiter head;
+                    synchronized (PARKED) {
+                        head = PARKED.remove(ready[i]);
+                    }
+                    for (Waiter w = head; w != null; w = w.next) {
+                        if (!w.done) {
+                            LockSupport.unpark(w.thread);
+                        }
                     }
                 }
             }
