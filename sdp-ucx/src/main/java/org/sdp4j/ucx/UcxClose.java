@@ -133,7 +133,7 @@ final class UcxClose {
                 if (inFlight) {
                     UcxConnection.SENDS_CANCELLED.incrementAndGet();
                 }
-                closeEp(closeForced);
+                closeEp(closeForced, inFlight);
                 return false;
             }
             case CLOSING_EP -> { // the endpoint closing
@@ -173,7 +173,7 @@ final class UcxClose {
                     return false;
                 } else if (!closeForced) {
                     clean = false;
-                    closeEp(true); // a flushing close that outlasted the bound
+                    closeEp(true, true); // a flushing close that outlasted the bound
                     lingerUntil = System.nanoTime() + UcxConnection.CLOSE_BOUND_NANOS * 5;
                     return false;
                 } else {
@@ -189,15 +189,14 @@ final class UcxClose {
         }
     }
 
-    private void closeEp(boolean force) {
+    /** Closes the endpoint; {@code inFlight}: a send of ours is still on its way (CLOSE_EP found it). */
+    private void closeEp(boolean force, boolean inFlight) {
         if (force && !conn.remote) {
             // UCX refuses to force-close an endpoint without peer error handling (ucp_ep_close_nbx: "Invalid
             // parameter"), and local ones have none (it turns shared memory off). A peer that closed in order with
             // nothing of ours in flight gets the flushing close, which completes at once and keeps the worker
             // poolable; otherwise destroying the worker closes the endpoint (a quarter of the closes of a
             // connect/close loop used to come here through the exception, and each cost the next connect a worker)
-            long w = conn.out.pending;
-            boolean inFlight = w != 0 && !UcxWait.completed(w);
             if (!clean || inFlight || !(conn.closedByPeer || conn.peerClosed)) {
                 clean = false;
                 closeForced = true;

@@ -21,6 +21,8 @@ import org.sdp4j.ucp.UcpNative;
  */
 final class UcxWait {
     static final long SPIN_NANOS = org.sdp4j.transport.Props.intProperty("sdp4j.ucx.poll", 100, 0) * 1000L;
+    /** CPUs from which a local connection spins by default: two waiters and a third thread, and one to spare. */
+    static final int SPARE_CPUS = 4;
     /**
      * The busy-poll bound of a connection on this host (shared memory): {@link #SPIN_NANOS} when {@code
      * sdp4j.ucx.poll} is set or the machine has {@link #SPARE_CPUS} CPUs or more, else none. The peer of a local
@@ -33,9 +35,7 @@ final class UcxWait {
      * are its own, and a spin pays.
      */
     static final long LOCAL_SPIN_NANOS = System.getProperty("sdp4j.ucx.poll") != null
-            || Runtime.getRuntime().availableProcessors() >= UcxWait.SPARE_CPUS ? SPIN_NANOS : 0;
-    /** CPUs from which a local connection spins by default: two waiters and a third thread, and one to spare. */
-    static final int SPARE_CPUS = 4;
+            || Runtime.getRuntime().availableProcessors() >= SPARE_CPUS ? SPIN_NANOS : 0;
     /** A virtual thread's busy-poll bound: its carrier serves other virtual threads after that. */
     static final long VIRTUAL_SPIN_NANOS = Math.min(SPIN_NANOS, 20_000);
     /**
