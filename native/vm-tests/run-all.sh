@@ -37,7 +37,9 @@
 #      ends on the kernel's SMC socket, each connection's outcome logged from smc_diag (on 6.1 over rxe: TCP by the
 #      protocol, with the kernel's reason; SMC-R itself: two-hosts.sh)
 #   (l to o are skipped when the agent jar is not built)
-# Closing line: "N passed, M failed"; exit status 0 only when nothing failed.
+# SDP4J_RDMA_SKIP="d e f o" leaves those steps out, each a SKIP line naming the stage that runs it instead (test.sh
+# does when its two-host stages run).
+# Closing line: "N passed, M failed[, K skipped]"; exit status 0 only when nothing failed.
 set -uo pipefail
 repo=$(cd "$(dirname "$0")/../.." && pwd)
 out=${SDP4J_OUT:-/tmp/sdp4j-vm-out}
@@ -46,10 +48,17 @@ java=${JAVA_HOME:+$JAVA_HOME/bin/}java
 addr=10.9.9.1
 dev=rxe0
 hw=/sys/class/infiniband/$dev/ports/1/hw_counters
-passed=0 failed=0
+passed=0 failed=0 skipped=0
 summary=()
 
 log() { echo "== $*"; }
+# want STEP WHERE: 0 unless STEP is in SDP4J_RDMA_SKIP (test.sh leaves out the steps its later stages run in a
+# stronger form); a skipped step is a SKIP line of the summary naming WHERE it runs, never silence
+want() {
+  case " ${SDP4J_RDMA_SKIP:-} " in
+    *" $1 "*) log "$1: skipped (SDP4J_RDMA_SKIP): run by $2"; summary+=("SKIP  $1: run by $2"); skipped=$((skipped + 1)); return 1 ;;
+  esac
+}
 record() { # name status seconds detail
   if [ "$2" = 0 ]; then passed=$((passed + 1)); summary+=("PASS  $1 (${3}s) $4")
   else failed=$((failed + 1)); summary+=("FAIL  $1 (${3}s, status $2) $4"); fi
@@ -184,78 +193,83 @@ record "c3: sdp4j client <-> rstream server, 16 x 64 KiB each way, verified by b
 # ---- d, e: through the agent, unmodified java.net code and JDBC decided by libsdp.conf rules ----
 agent=$repo/sdp-jdbc/target/sdp4j-agent.jar
 vmlib=$repo/sdp-jni/target/vm-lib
-skipped=0
 if [ ! -f "$agent" ]; then
   summary+=("SKIP  d-g: no $agent (build sdp-jdbc first)"); skipped=4
 else
-  # d: a plain java.net echo server and client, both under the agent, on "use sdp" rules
-  log "d: plain java.net client and server under the agent (use sdp server/client)"
-  printf '%s\n' 'log min-level 7 destination stderr' 'use sdp server * *:*' 'use sdp client * 10.9.9.1:*' \
-    > "$out/libsdp-d.conf"
-  t0=$(date +%s)
-  "$java" "${jvm[@]}" -javaagent:"$agent"=conf="$out/libsdp-d.conf" -cp "$repo/sdp-jni/target/test-classes" \
-    org.sdp4j.rsocket.PlainEcho server $addr 7474 1 > "$out/plain_server.log" 2>&1 &
-  srv=$!
-  rc=1
-  if wait_for_line "$out/plain_server.log" listening 60; then
-    c0=$(counters)
+  rows=${SDP4J_VM_JDBC_ROWS:-4000}
+  if want d "two-hosts.sh's echo-net: java.net echo on 'use sdp' across a wire"; then
+    # d: a plain java.net echo server and client, both under the agent, on "use sdp" rules
+    log "d: plain java.net client and server under the agent (use sdp server/client)"
+    printf '%s\n' 'log min-level 7 destination stderr' 'use sdp server * *:*' 'use sdp client * 10.9.9.1:*' \
+      > "$out/libsdp-d.conf"
+    t0=$(date +%s)
     "$java" "${jvm[@]}" -javaagent:"$agent"=conf="$out/libsdp-d.conf" -cp "$repo/sdp-jni/target/test-classes" \
-      org.sdp4j.rsocket.PlainEcho client $addr 7474 1048576 > "$out/plain_client.log" 2>&1
-    rc=$?
-    cat "$out/plain_client.log"
-    wait "$srv"; src=$?; [ "$src" = 0 ] || rc=$src
-    c1=$(counters)
-  else
-    kill "$srv" 2>/dev/null; c0=$(counters); c1=$c0
+      org.sdp4j.rsocket.PlainEcho server $addr 7474 1 > "$out/plain_server.log" 2>&1 &
+    srv=$!
+    rc=1
+    if wait_for_line "$out/plain_server.log" listening 60; then
+      c0=$(counters)
+      "$java" "${jvm[@]}" -javaagent:"$agent"=conf="$out/libsdp-d.conf" -cp "$repo/sdp-jni/target/test-classes" \
+        org.sdp4j.rsocket.PlainEcho client $addr 7474 1048576 > "$out/plain_client.log" 2>&1
+      rc=$?
+      cat "$out/plain_client.log"
+      wait "$srv"; src=$?; [ "$src" = 0 ] || rc=$src
+      c1=$(counters)
+    else
+      kill "$srv" 2>/dev/null; c0=$(counters); c1=$c0
+    fi
+    cat "$out/plain_server.log"
+    if [ "$rc" = 0 ] && ! { grep -q "client $addr:7474 .*rule=line 3 family=sdp transport=rsocket" "$out/plain_client.log" &&
+                            grep -q "server $addr:7474 .*rule=line 2 family=sdp transport=rsocket" "$out/plain_server.log"; }; then
+      echo "the decision log does not show both ends on transport=rsocket"; rc=3
+    fi
+    d=$(delta "$c0" "$c1" 2048); drc=$?
+    [ "$rc" = 0 ] && rc=$drc
+    record "d: agent: plain java.net client <-> server, both 'use sdp', 1 MiB echoed" "$rc" $(( $(date +%s) - t0 )) "$d"
   fi
-  cat "$out/plain_server.log"
-  if [ "$rc" = 0 ] && ! { grep -q "client $addr:7474 .*rule=line 3 family=sdp transport=rsocket" "$out/plain_client.log" &&
-                          grep -q "server $addr:7474 .*rule=line 2 family=sdp transport=rsocket" "$out/plain_server.log"; }; then
-    echo "the decision log does not show both ends on transport=rsocket"; rc=3
-  fi
-  d=$(delta "$c0" "$c1" 2048); drc=$?
-  [ "$rc" = 0 ] && rc=$drc
-  record "d: agent: plain java.net client <-> server, both 'use sdp', 1 MiB echoed" "$rc" $(( $(date +%s) - t0 )) "$d"
 
   # e: the IBM Db2 JDBC driver against Derby 10.8.3.0's DRDA server, both ends on "use sdp"
-  rows=${SDP4J_VM_JDBC_ROWS:-4000}
-  log "e: agent: IBM JCC against Derby 10.8.3.0 DRDA, both ends on use sdp ($rows rows)"
-  printf '%s\n' 'log min-level 7 destination stderr' "use sdp server * $addr:50123" "use sdp client * $addr:50123" \
-    'use tcp server * *:*' 'use tcp client * *:*' > "$out/libsdp-e.conf"
-  t0=$(date +%s)
-  c0=$(counters)
-  "$java" "${jvm[@]}" -javaagent:"$agent"=conf="$out/libsdp-e.conf" \
-    -cp "$repo/sdp-jni/target/test-classes:$vmlib/jcc.jar:$vmlib/derby.jar:$vmlib/derbynet.jar" \
-    org.sdp4j.rsocket.JccDerbyVm $addr 50123 "$rows" > "$out/jcc.log" 2>&1
-  rc=$?
-  c1=$(counters)
-  cat "$out/jcc.log"
-  if [ "$rc" = 0 ] && ! { grep -q "server $addr:50123 .*family=sdp transport=rsocket" "$out/jcc.log" &&
-                          grep -q "client $addr:50123 .*family=sdp transport=rsocket" "$out/jcc.log"; }; then
-    echo "the decision log does not show both ends on transport=rsocket"; rc=3
+  if want e "two-hosts.sh's jcc-sdp: JCC to Derby on 'use sdp' across a wire"; then
+    log "e: agent: IBM JCC against Derby 10.8.3.0 DRDA, both ends on use sdp ($rows rows)"
+    printf '%s\n' 'log min-level 7 destination stderr' "use sdp server * $addr:50123" "use sdp client * $addr:50123" \
+      'use tcp server * *:*' 'use tcp client * *:*' > "$out/libsdp-e.conf"
+    t0=$(date +%s)
+    c0=$(counters)
+    "$java" "${jvm[@]}" -javaagent:"$agent"=conf="$out/libsdp-e.conf" \
+      -cp "$repo/sdp-jni/target/test-classes:$vmlib/jcc.jar:$vmlib/derby.jar:$vmlib/derbynet.jar" \
+      org.sdp4j.rsocket.JccDerbyVm $addr 50123 "$rows" > "$out/jcc.log" 2>&1
+    rc=$?
+    c1=$(counters)
+    cat "$out/jcc.log"
+    if [ "$rc" = 0 ] && ! { grep -q "server $addr:50123 .*family=sdp transport=rsocket" "$out/jcc.log" &&
+                            grep -q "client $addr:50123 .*family=sdp transport=rsocket" "$out/jcc.log"; }; then
+      echo "the decision log does not show both ends on transport=rsocket"; rc=3
+    fi
+    d=$(delta "$c0" "$c1" 1000); drc=$?
+    [ "$rc" = 0 ] && rc=$drc
+    record "e: agent: IBM JCC <-> Derby 10.8.3.0 DRDA, both 'use sdp', $rows rows INSERTed and SELECTed" \
+      "$rc" $(( $(date +%s) - t0 )) "$d"
   fi
-  d=$(delta "$c0" "$c1" 1000); drc=$?
-  [ "$rc" = 0 ] && rc=$drc
-  record "e: agent: IBM JCC <-> Derby 10.8.3.0 DRDA, both 'use sdp', $rows rows INSERTed and SELECTed" \
-    "$rc" $(( $(date +%s) - t0 )) "$d"
 
-  # f: the same workload with the client on "both" and the server on TCP only: the RDMA attempt is rejected (no
-  # rsocket listener on that port), the client falls back to TCP, and every row still arrives once
-  log "f: agent: IBM JCC on 'use both' against Derby on TCP only ($rows rows): fallback"
-  printf '%s\n' 'log min-level 7 destination stderr' "use tcp server * $addr:50124" "use both client * $addr:50124" \
-    'use tcp server * *:*' 'use tcp client * *:*' > "$out/libsdp-f.conf"
-  t0=$(date +%s)
-  "$java" "${jvm[@]}" -javaagent:"$agent"=conf="$out/libsdp-f.conf" \
-    -cp "$repo/sdp-jni/target/test-classes:$vmlib/jcc.jar:$vmlib/derby.jar:$vmlib/derbynet.jar" \
-    org.sdp4j.rsocket.JccDerbyVm $addr 50124 "$rows" > "$out/jcc-both.log" 2>&1
-  rc=$?
-  cat "$out/jcc-both.log"
-  if [ "$rc" = 0 ] && ! { grep -q "server $addr:50124 .*family=tcp transport=tcp" "$out/jcc-both.log" &&
-                          grep -q "client $addr:50124 .*family=both transport=tcp fallback=\"rsocket connect failed" "$out/jcc-both.log"; }; then
-    echo "the decision log does not show the client's fallback from rsocket to tcp"; rc=3
+  if want f "two-hosts.sh's jcc-both-tcp: JCC on 'use both' to a TCP-only Derby across a wire"; then
+    # f: the same workload with the client on "both" and the server on TCP only: the RDMA attempt is rejected (no
+    # rsocket listener on that port), the client falls back to TCP, and every row still arrives once
+    log "f: agent: IBM JCC on 'use both' against Derby on TCP only ($rows rows): fallback"
+    printf '%s\n' 'log min-level 7 destination stderr' "use tcp server * $addr:50124" "use both client * $addr:50124" \
+      'use tcp server * *:*' 'use tcp client * *:*' > "$out/libsdp-f.conf"
+    t0=$(date +%s)
+    "$java" "${jvm[@]}" -javaagent:"$agent"=conf="$out/libsdp-f.conf" \
+      -cp "$repo/sdp-jni/target/test-classes:$vmlib/jcc.jar:$vmlib/derby.jar:$vmlib/derbynet.jar" \
+      org.sdp4j.rsocket.JccDerbyVm $addr 50124 "$rows" > "$out/jcc-both.log" 2>&1
+    rc=$?
+    cat "$out/jcc-both.log"
+    if [ "$rc" = 0 ] && ! { grep -q "server $addr:50124 .*family=tcp transport=tcp" "$out/jcc-both.log" &&
+                            grep -q "client $addr:50124 .*family=both transport=tcp fallback=\"rsocket connect failed" "$out/jcc-both.log"; }; then
+      echo "the decision log does not show the client's fallback from rsocket to tcp"; rc=3
+    fi
+    record "f: agent: IBM JCC 'use both' -> Derby on TCP only: fell back to TCP, $rows rows checked" \
+      "$rc" $(( $(date +%s) - t0 )) ""
   fi
-  record "f: agent: IBM JCC 'use both' -> Derby on TCP only: fell back to TCP, $rows rows checked" \
-    "$rc" $(( $(date +%s) - t0 )) ""
 
   # g: a "both" server listens on rsockets and TCP on one port; an sdp client and a tcp client are both served
   log "g: agent: 'use both' server accepting an rsocket client and a TCP client on one port"
@@ -365,12 +379,14 @@ if [ -f "$agent" ]; then
   rc=${PIPESTATUS[0]}
   record "n: stat lists rsocket connections with their bytes and rules ($(grep -Eo '[0-9]+ passed, [0-9]+ failed' "$out/stat-step.log" | tail -1))" \
     "$rc" $(( $(date +%s) - t0 )) ""
-  log "o: use smc on this kernel: java.net and NIO through the agent, the outcome from smc_diag"
-  t0=$(date +%s)
-  "$repo/native/vm-tests/smc.sh" 2>&1 | tee "$out/smc-step.log"
-  rc=${PIPESTATUS[0]}
-  record "o: use smc: both ends on the kernel's SMC socket, 1 MiB echoed, outcome logged ($(grep -Eo '[0-9]+ passed, [0-9]+ failed' "$out/smc-step.log" | tail -1)): $(grep -o 'SMC fell back: 0x[0-9a-f]*\|on SMC-R' "$out/smc-step.log" | sort -u | tr '\n' ' ')" \
-    "$rc" $(( $(date +%s) - t0 )) ""
+  if want o "the 6.12 two-host stage's smc steps and native/vm-tests/smc-wire.sh (the contract on SMC-R)"; then
+    log "o: use smc on this kernel: java.net and NIO through the agent, the outcome from smc_diag"
+    t0=$(date +%s)
+    "$repo/native/vm-tests/smc.sh" 2>&1 | tee "$out/smc-step.log"
+    rc=${PIPESTATUS[0]}
+    record "o: use smc: both ends on the kernel's SMC socket, 1 MiB echoed, outcome logged ($(grep -Eo '[0-9]+ passed, [0-9]+ failed' "$out/smc-step.log" | tail -1)): $(grep -o 'SMC fell back: 0x[0-9a-f]*\|on SMC-R' "$out/smc-step.log" | sort -u | tr '\n' ' ')" \
+      "$rc" $(( $(date +%s) - t0 )) ""
+  fi
 else
   summary+=("SKIP  l-o: no $agent (build sdp-jdbc first)"); skipped=$((skipped + 4))
 fi
