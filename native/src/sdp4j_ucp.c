@@ -40,6 +40,40 @@ static struct {
 static pthread_mutex_t ucp_lock = PTHREAD_MUTEX_INITIALIZER;
 static char ucp_err[512] = "libucp not loaded yet (UcpNative.init was not called)";
 
+/* dlopen(name) with UCX's fatal-signal handlers kept out of the JVM.
+ *
+ * libucs's constructor installs handlers for SIGSEGV, SIGBUS, SIGFPE and SIGILL (UCX_ERROR_SIGNALS) that print a
+ * backtrace and abort. The JVM takes those signals by design (safepoint polls, implicit null and division checks),
+ * so jucx removes UCX's handlers in its JNI_OnLoad - but the dynamic loader runs libucs's constructor before that,
+ * and a thread reaching a safepoint in between is killed ("Caught signal 11 (Segmentation fault: invalid
+ * permissions for mapped object)": a two-host CI run, and 20 of 20 JVMs that load jucx while another thread
+ * forces safepoints). So the first load of libucs in the process happens here, with UCX_ERROR_SIGNALS empty; the
+ * variable is put back as it was, since UCX reads it only in that constructor and child processes inherit it.
+ * The window of a concurrent getenv() against this setenv() is far smaller than the one closed. */
+static void *ucs_quiet_dlopen(const char *name)
+{
+	const char *was;
+	char *saved = NULL;
+	void *h;
+
+	h = dlopen("libucs.so.0", RTLD_NOW | RTLD_NOLOAD);
+	if (h) { /* loaded already (by jucx or the application): its constructor ran then */
+		dlclose(h);
+		return dlopen(name, RTLD_NOW | RTLD_LOCAL);
+	}
+	was = getenv("UCX_ERROR_SIGNALS");
+	if (was && !(saved = strdup(was)))
+		return NULL;
+	setenv("UCX_ERROR_SIGNALS", "", 1);
+	h = dlopen(name, RTLD_NOW | RTLD_LOCAL);
+	if (saved)
+		setenv("UCX_ERROR_SIGNALS", saved, 1);
+	else
+		unsetenv("UCX_ERROR_SIGNALS");
+	free(saved);
+	return h;
+}
+
 /* init(name): null once loaded, else why not. */
 JNIEXPORT jstring JNICALL Java_org_sdp4j_ucp_UcpNative_init(JNIEnv *env, jclass cls, jstring jname)
 {
@@ -61,7 +95,7 @@ JNIEXPORT jstring JNICALL Java_org_sdp4j_ucp_UcpNative_init(JNIEnv *env, jclass 
 		goto out;
 	memset(&t, 0, sizeof t);
 	dlerror();
-	h = dlopen(name, RTLD_NOW | RTLD_LOCAL);
+	h = ucs_quiet_dlopen(name);
 	if (!h) {
 		const char *e = dlerror();
 		snprintf(ucp_err, sizeof ucp_err, "dlopen %s: %s", name, e ? e : "unknown error");

@@ -43,6 +43,15 @@ public final class Ucx {
             Throwable cause = null;
             if (Boolean.getBoolean("sdp4j.ucx.disable")) {
                 cause = new UnsupportedOperationException("UCX disabled by -Dsdp4j.ucx.disable=true");
+            } else if (org.sdp4j.ucp.Ucp.unavailabilityCause() != null) {
+                // sdp4j's own libucp calls (libsdp4j.so) are resolved before jucx loads: they load libucs without
+                // UCX's fatal-signal handlers (sdp4j_ucp.c, ucs_quiet_dlopen), which would otherwise be live between
+                // jucx's load of libucs and its JNI_OnLoad, and kill this JVM at any safepoint in between
+                Throwable t = org.sdp4j.ucp.Ucp.unavailabilityCause();
+                String m = String.valueOf(t.getMessage());
+                cause = new UnsupportedOperationException(m.contains("dlopen libucp")
+                        ? "UCX is not installed: " + m + " (Debian: apt-get install libucx0)"
+                        : "sdp4j's libucp calls are unavailable: " + m, t);
             } else {
                 try {
                     UcpParams params = new UcpParams().requestStreamFeature().requestWakeupFeature()
@@ -51,13 +60,6 @@ public final class Ucx {
                         params.setConfig(kv[0], kv[1]);
                     }
                     ctx = new UcpContext(params);
-                    if (!org.sdp4j.ucp.Ucp.isAvailable()) { // the data path's own libucp calls (libsdp4j.so)
-                        Throwable t = org.sdp4j.ucp.Ucp.unavailabilityCause();
-                        ctx.close();
-                        ctx = null;
-                        cause = new UnsupportedOperationException("sdp4j's libucp calls are unavailable: "
-                                + t.getMessage(), t);
-                    }
                 } catch (UnsatisfiedLinkError | NoClassDefFoundError e) {
                     cause = new UnsupportedOperationException(explain(e), e);
                 } catch (Throwable e) { // a UcxException from ucp_init (bad UCX_* variable, TLS list ...)
