@@ -17,7 +17,8 @@ port=7480
 kib=${SDP4J_MEMLOCK_KIB:-64}
 agent=$repo/sdp-jdbc/target/sdp4j-agent.jar
 tc=$repo/sdp-jni/target/test-classes
-jvm=(-XX:+UseSerialGC -XX:TieredStopAtLevel=1 -Xshare:auto -Djava.net.preferIPv4Stack=true)
+. "$repo/native/vm-tests/guest-jvm.sh"
+jvm=("${guest_jvm[@]}")
 passed=0 failed=0 summary=()
 record() { if [ "$2" = 0 ]; then passed=$((passed + 1)); summary+=("PASS  $1 (${3}s)")
            else failed=$((failed + 1)); summary+=("FAIL  $1 (${3}s, status $2)"); fi; }

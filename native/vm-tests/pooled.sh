@@ -9,6 +9,7 @@
 # Closing line "N passed, M failed".
 set -uo pipefail
 repo=$(cd "$(dirname "$0")/../.." && pwd)
+. "$repo/native/vm-tests/guest-jvm.sh"
 out=${SDP4J_OUT:-/tmp/sdp4j-vm-out}
 mkdir -p "$out"
 java=${JAVA_HOME:+$JAVA_HOME/bin/}java
@@ -37,7 +38,7 @@ home=$(mktemp -d /tmp/sdp4j-derby-m.XXXXXX)
 
 echo "== Derby 10.8.3.0 DRDA server on $addr:$port, 'use sdp', through the agent"
 t0=$(date +%s)
-timeout -s KILL 900 "$java" -XX:+UseSerialGC -XX:TieredStopAtLevel=1 -Djava.net.preferIPv4Stack=true \
+timeout -s KILL 900 "$java" "${guest_jvm[@]}" \
   -Dderby.system.home="$home" -javaagent:"$agent"=conf="$out/libsdp-m-server.conf" \
   -cp "$vmlib/derby.jar:$vmlib/derbynet.jar" org.apache.derby.drda.NetworkServerControl \
   start -h $addr -p $port -noSecurityManager > "$out/pooled-derby.log" 2>&1 &
@@ -49,7 +50,7 @@ for _ in $(seq 1200); do grep -q 'started and ready' "$out/pooled-derby.log" 2>/
 echo "== $threads virtual threads, HikariCP pool of $pool JCC connections, $requests requests each; parallelism 2, JFR"
 jfr=$out/pooled.jfr
 c0=$(counters)
-timeout -s KILL 600 "$jdk/bin/java" -XX:+UseSerialGC -XX:TieredStopAtLevel=1 -Djava.net.preferIPv4Stack=true \
+timeout -s KILL 600 "$jdk/bin/java" "${guest_jvm[@]}" \
   -Djdk.virtualThreadScheduler.parallelism=2 -XX:StartFlightRecording=filename="$jfr",settings=default \
   -javaagent:"$agent"=conf="$out/libsdp-m-client.conf" \
   -cp "$apps:$vmlib/hikaricp.jar:$vmlib/slf4j-api.jar:$vmlib/jcc.jar" org.sdp4j.e2e.apps.PooledVirtualWorkloadMain \

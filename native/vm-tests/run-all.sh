@@ -105,7 +105,8 @@ for f in "$lib" "$launcher" "$repo/sdp-jni/target/test-classes/org/sdp4j/rsocket
 done
 preload=$(ls /usr/lib/x86_64-linux-gnu/rsocket/librspreload.so 2>/dev/null || dpkg -L librdmacm1 | grep 'librspreload.so$' | head -1)
 "$java" -version 2>&1 | head -1
-jvm=(-XX:+UseSerialGC -XX:TieredStopAtLevel=1 -Xshare:auto -Djava.net.preferIPv4Stack=true)
+. "$repo/native/vm-tests/guest-jvm.sh"
+jvm=("${guest_jvm[@]}")
 
 # ---- a + b: the Java rsocket tests, counted on rxe0 ----
 log "a: RsocketSocketImpl and JNI tests over rsockets on $addr"

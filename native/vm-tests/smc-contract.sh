@@ -3,11 +3,12 @@
 #   smc_contract NAME ADDRESS [JVM_ARG...]   status 0 only if no test failed; the counts in $contract_counts
 # (e.g. "65 tests successful 0 tests failed ..."), the failed tests and the log's tail printed on failure
 # Needs $repo, $out and $java; reports in $out/junit-NAME, the console in $out/NAME.log.
+. "$repo/native/vm-tests/guest-jvm.sh"
 smc_contract() {
   local name=$1 addr=$2 rc; shift 2
   local launcher=$repo/sdp-jni/target/vm-lib/junit-platform-console-standalone.jar
   local ccp="$repo/sdp-jni/target/test-classes:$repo/sdp-jni/target/classes:$repo/sdp-core/target/classes:$repo/sdp-core/target/test-classes"
-  timeout -s KILL 900 "$java" -XX:+UseSerialGC -XX:TieredStopAtLevel=1 -Djava.net.preferIPv4Stack=true \
+  timeout -s KILL 900 "$java" "${guest_jvm[@]}" \
     --add-exports java.base/sun.nio.ch=ALL-UNNAMED --add-opens java.base/java.net=ALL-UNNAMED \
     --add-opens java.base/sun.nio.ch=ALL-UNNAMED -Dsdp4j.test.address="$addr" -Dsdp4j.contract.classpath="$ccp:$launcher" \
     "$@" -jar "$launcher" execute --disable-banner --details=tree --fail-if-no-tests -cp "$ccp" \

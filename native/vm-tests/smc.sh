@@ -32,7 +32,8 @@ case "$st" in
 esac
 conf=$out/libsdp-o.conf
 printf '%s\n' 'log min-level 7 destination stderr' "use smc server * $addr:*" "use smc client * $addr:*" > "$conf"
-jvm=(-XX:+UseSerialGC -XX:TieredStopAtLevel=1 -Djava.net.preferIPv4Stack=true -javaagent:"$agent"=conf="$conf")
+. "$repo/native/vm-tests/guest-jvm.sh"
+jvm=("${guest_jvm[@]}" -javaagent:"$agent"=conf="$conf")
 
 run() { # NAME PORT SERVER_CMD CLIENT_CMD...
   local name=$1 port=$2 srv rc; shift 2

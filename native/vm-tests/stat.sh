@@ -5,6 +5,7 @@
 # connections with those bytes and the rules that decided them, in text and JSON. Closing line "N passed, M failed".
 set -uo pipefail
 repo=$(cd "$(dirname "$0")/../.." && pwd)
+. "$repo/native/vm-tests/guest-jvm.sh"
 out=${SDP4J_OUT:-/tmp/sdp4j-vm-out}
 mkdir -p "$out"
 java=${JAVA_HOME:+$JAVA_HOME/bin/}java
@@ -17,7 +18,7 @@ done
 conf=$out/libsdp-n.conf
 printf '%s\n' "use tcp client * $addr:9" "use sdp server * $addr:*" "use sdp client * $addr:*" > "$conf"
 t0=$(date +%s)
-coproc HOLD { timeout -s KILL 300 "$java" -XX:+UseSerialGC -XX:TieredStopAtLevel=1 -Djava.net.preferIPv4Stack=true \
+coproc HOLD { timeout -s KILL 300 "$java" "${guest_jvm[@]}" \
   -javaagent:"$agent"=conf="$conf" -cp "$apps" org.sdp4j.e2e.apps.HoldConnectionsMain 9 "$addr" 2> "$out/stat-hold.err"; }
 ready=
 for _ in $(seq 120); do

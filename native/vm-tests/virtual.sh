@@ -8,6 +8,7 @@
 # no jdk.VirtualThreadPinned event with an sdp4j frame. Closing line "N passed, M failed".
 set -uo pipefail
 repo=$(cd "$(dirname "$0")/../.." && pwd)
+. "$repo/native/vm-tests/guest-jvm.sh"
 out=${SDP4J_OUT:-/tmp/sdp4j-vm-out}
 mkdir -p "$out"
 jdk=${SDP4J_VT_JDK:-/usr/lib/jvm/temurin-25-jdk-amd64}
@@ -25,7 +26,7 @@ limit=$((180 + n / 2))
 jfr=$out/virtual-$n.jfr
 echo "== $n virtual-thread clients + a virtual-thread server, parallelism 2, JFR"
 t0=$(date +%s)
-timeout -s KILL $((limit + 240)) "$jdk/bin/java" -XX:+UseSerialGC -XX:TieredStopAtLevel=1 -Djava.net.preferIPv4Stack=true \
+timeout -s KILL $((limit + 240)) "$jdk/bin/java" "${guest_jvm[@]}" \
   -Djdk.virtualThreadScheduler.parallelism=2 -Djdk.virtualThreadScheduler.maxPoolSize=2 \
   -XX:StartFlightRecording=filename="$jfr",settings=default \
   -Dsdp4j.test.echoTimeout=$limit -Dsdp4j.rsocket.maxConnections=$((2 * n + 16)) -cp "$cp" \
