@@ -15,7 +15,7 @@ core=${SDP4J_CORE_CLASSES:-$repo/sdp-core/target/classes}
 # test classes, sdp-core's classes (e.g. one from before a fix, or a snapshot the host does not rebuild under the VM)
 cp="${SDP4J_TEST_CLASSES:-$repo/sdp-jni/target/test-classes}:${SDP4J_CLASSES:-$repo/sdp-jni/target/classes}:$core"
 . "$repo/native/vm-tests/guest-jvm.sh"
-jvm=("${guest_jvm[@]}" -Xss512k)
+jvm=("${guest_jvm_busy[@]}" -Xss512k)
 sizes=("$@"); [ ${#sizes[@]} -gt 0 ] || sizes=(4 16 1000)
 passed=0 failed=0 summary=()
 record() { if [ "$2" = 0 ]; then passed=$((passed + 1)); summary+=("PASS  $1 (${3}s)")

@@ -114,7 +114,7 @@ c0=$(counters); t0=$(date +%s)
 # RsocketCloseRaceTest, BothListenerTest: 10,000 and 2,000 rounds on the host over the shim; fewer here, where a
 # connection or a listener costs far more; BothListenerTest's rping test runs only here (real RDMA-CM)
 # (BothListenerTest installs sdp4j's socket factories: the JDK internals they use, opened as the agent opens them)
-"$java" "${jvm[@]}" --add-exports java.base/sun.nio.ch=ALL-UNNAMED --add-opens java.base/java.net=ALL-UNNAMED \
+"$java" "${guest_jvm_busy[@]}" --add-exports java.base/sun.nio.ch=ALL-UNNAMED --add-opens java.base/java.net=ALL-UNNAMED \
   -Dsdp4j.test.address=$addr -Dsdp4j.test.blackhole=10.9.9.2 -Dsdp4j.test.raceRounds=300 \
   -Dsdp4j.test.bothCloseRounds=200 -Dsdp4j.test.rsEcho="$repo/native/build/vm-tests/rs_echo" \
   -Dsdp4j.test.stopCmService="$repo/native/vm-tests/stop-cm-service.py" \
@@ -311,7 +311,7 @@ fi
 # ---- h: NIO over rsockets (RsocketSocketChannel / RsocketServerSocketChannel, sdp4j's Selector over rpoll) ----
 log "h: NIO over rsockets and tunables: RsocketNioTest, RsocketTunablesTest on $addr"
 c0=$(counters); t0=$(date +%s)
-timeout 120 "$java" "${jvm[@]}" --add-exports java.base/sun.nio.ch=ALL-UNNAMED --add-opens java.base/java.net=ALL-UNNAMED \
+timeout 120 "$java" "${guest_jvm_busy[@]}" --add-exports java.base/sun.nio.ch=ALL-UNNAMED --add-opens java.base/java.net=ALL-UNNAMED \
   -Dsdp4j.test.address=$addr -Dsdp4j.rsocket.inline=96 -jar "$launcher" execute --disable-banner --details=tree \
   --fail-if-no-tests -cp "$cp" --select-class org.sdp4j.rsocket.RsocketNioTest \
   --select-class org.sdp4j.rsocket.RsocketTunablesTest --reports-dir "$out/junit-nio" 2>&1 | tee "$out/junit-nio.log"
@@ -327,7 +327,7 @@ log "i: transport contract: RsocketContractTest, BothServer{Rsocket,Tcp}ClientCo
 c0=$(counters); t0=$(date +%s)
 ctests=${SDP4J_CONTRACT_CLASSES:-org.sdp4j.rsocket.contract.RsocketContractTest org.sdp4j.rsocket.contract.BothServerRsocketClientContractTest org.sdp4j.rsocket.contract.BothServerTcpClientContractTest}
 csel=(); for c in $ctests; do csel+=(--select-class "$c"); done
-timeout 1500 "$java" "${jvm[@]}" --add-exports java.base/sun.nio.ch=ALL-UNNAMED --add-opens java.base/java.net=ALL-UNNAMED \
+timeout 1500 "$java" "${guest_jvm_busy[@]}" --add-exports java.base/sun.nio.ch=ALL-UNNAMED --add-opens java.base/java.net=ALL-UNNAMED \
   --add-opens java.base/sun.nio.ch=ALL-UNNAMED -Dsdp4j.test.address=$addr -Dsdp4j.contract.classpath="$cp:$launcher" \
   -jar "$launcher" execute --disable-banner --details=tree --fail-if-no-tests -cp "$cp" "${csel[@]}" \
   --reports-dir "$out/junit-contract" 2>&1 | tee "$out/junit-contract.log"

@@ -8,7 +8,7 @@ smc_contract() {
   local name=$1 addr=$2 rc; shift 2
   local launcher=$repo/sdp-jni/target/vm-lib/junit-platform-console-standalone.jar
   local ccp="$repo/sdp-jni/target/test-classes:$repo/sdp-jni/target/classes:$repo/sdp-core/target/classes:$repo/sdp-core/target/test-classes"
-  timeout -s KILL 900 "$java" "${guest_jvm[@]}" \
+  timeout -s KILL 900 "$java" "${guest_jvm_busy[@]}" \
     --add-exports java.base/sun.nio.ch=ALL-UNNAMED --add-opens java.base/java.net=ALL-UNNAMED \
     --add-opens java.base/sun.nio.ch=ALL-UNNAMED -Dsdp4j.test.address="$addr" -Dsdp4j.contract.classpath="$ccp:$launcher" \
     "$@" -jar "$launcher" execute --disable-banner --details=tree --fail-if-no-tests -cp "$ccp" \

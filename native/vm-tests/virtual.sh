@@ -26,7 +26,7 @@ limit=$((180 + n / 2))
 jfr=$out/virtual-$n.jfr
 echo "== $n virtual-thread clients + a virtual-thread server, parallelism 2, JFR"
 t0=$(date +%s)
-timeout -s KILL $((limit + 240)) "$jdk/bin/java" "${guest_jvm[@]}" \
+timeout -s KILL $((limit + 240)) "$jdk/bin/java" "${guest_jvm_busy[@]}" \
   -Djdk.virtualThreadScheduler.parallelism=2 -Djdk.virtualThreadScheduler.maxPoolSize=2 \
   -XX:StartFlightRecording=filename="$jfr",settings=default \
   -Dsdp4j.test.echoTimeout=$limit -Dsdp4j.rsocket.maxConnections=$((2 * n + 16)) -cp "$cp" \
