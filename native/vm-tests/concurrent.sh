@@ -27,7 +27,9 @@ echo "memlock: $(ulimit -l) KiB (root: CAP_IPC_LOCK, not enforced), nofile: $(ul
 port=7600
 for n in "${sizes[@]}"; do
   rounds=50; [ "$n" -ge 256 ] && rounds=10
-  limit=$(( 120 + n / 2 ))
+  # a hang bound, not a speed limit: under TCG the 256 two-JVM connects took 93-200 s on an idle host (the rdma_cm
+  # storm varies run to run) and past 248 s beside a busy one (r49), where the bound was 120 + n / 2
+  limit=$(( 120 + n ))
   port=$((port + 1))
   echo "== same JVM: echo server + $n clients, $rounds round trips of 64 B each"
   t0=$(date +%s)
