@@ -50,7 +50,7 @@ public final class Ucx {
                 Throwable t = org.sdp4j.ucp.Ucp.unavailabilityCause();
                 String m = String.valueOf(t.getMessage());
                 cause = new UnsupportedOperationException(m.contains("dlopen libucp")
-                        ? "UCX is not installed: " + m + " (Debian: apt-get install libucx0)"
+                        ? "UCX is not installed: " + m + " " + INSTALL
                         : "sdp4j's libucp calls are unavailable: " + m, t);
             } else {
                 try {
@@ -76,10 +76,13 @@ public final class Ucx {
         }
     }
 
+    /** How to install what the transport needs, in every "UCX is not installed" message. */
+    private static final String INSTALL = "(Debian: apt-get install libucx0)";
+
     static String explain(Throwable e) {
         String m = String.valueOf(e.getMessage());
         if (m.contains("libucp") || m.contains("libucs") || m.contains("libuct")) {
-            return "UCX is not installed: jucx's libjucx.so needs libucp.so.0 (Debian: apt-get install libucx0): " + m;
+            return "UCX is not installed: jucx's libjucx.so needs libucp.so.0 " + INSTALL + ": " + m;
         }
         if (e instanceof NoClassDefFoundError) {
             return "jucx (org.openucx:jucx) is not on the class path: " + m;
