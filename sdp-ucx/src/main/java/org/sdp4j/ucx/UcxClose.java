@@ -107,7 +107,15 @@ final class UcxClose {
                         closed(conn);
                     }
                 } catch (IOException | RuntimeException e) {
-                    clean = false; // the peer went away meanwhile
+                    if (conn.peerSent >= 0 && conn.gone == null && !conn.remote) {
+                        // the peer sent its marker, then hung up before the watchdog told us: its orderly close, as
+                        // the watchdog would report it (UcxConnection#peerGone), not a failure; the worker stays
+                        // poolable (a connect/close loop, the client closing first, destroyed a server worker in ten
+                        // here, and each cost a later connect a new one)
+                        conn.closedByPeer = true;
+                    } else {
+                        clean = false; // the peer went away meanwhile
+                    }
                 }
                 closing = conn.remote && clean ? PEER_DONE : CLOSE_EP;
                 return false;

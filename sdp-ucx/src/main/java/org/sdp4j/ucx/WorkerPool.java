@@ -25,6 +25,8 @@ final class WorkerPool {
     private static final java.util.Map<UcpWorker, Integer> USES = new java.util.IdentityHashMap<>();
     /** Workers made in all (tests prove that closes give them back rather than make the next connect create one). */
     static final java.util.concurrent.atomic.AtomicLong CREATED = new java.util.concurrent.atomic.AtomicLong();
+    /** Workers destroyed because their connection did not end cleanly (not those retired after MAX_USES). */
+    static final java.util.concurrent.atomic.AtomicLong DESTROYED = new java.util.concurrent.atomic.AtomicLong();
 
     private WorkerPool() {}
 
@@ -61,6 +63,7 @@ final class WorkerPool {
 
     /** Destroys a worker that must not serve again (a connection or handshake that did not end cleanly). */
     static void destroy(UcpWorker w) {
+        DESTROYED.incrementAndGet();
         forget(w);
         try {
             w.close();

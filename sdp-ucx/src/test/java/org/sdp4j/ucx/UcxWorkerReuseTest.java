@@ -190,6 +190,39 @@ class UcxWorkerReuseTest {
         }
     }
 
+    /**
+     * The usual order of a request/response protocol's end: the client closes, the server reads to end-of-stream and
+     * closes after it. The server's end-of-stream marker then goes to a peer that has just hung up; that failure is
+     * the peer's orderly close, not a broken connection, and used to destroy one server worker in ten.
+     */
+    @Test
+    void aServerThatClosesAfterTheClientsEndOfStreamKeepsItsWorker() throws Exception {
+        int cycles = 300;
+        try (ServerSocket ss = new ServerSocket(0, 50, InetAddress.getLoopbackAddress())) {
+            Future<?> server = UcxSocketTest.EXEC.submit(() -> {
+                for (int i = 0; i < cycles; i++) {
+                    try (Socket s = ss.accept()) {
+                        s.getOutputStream().write(s.getInputStream().read());
+                        assertEquals(-1, s.getInputStream().read(), "the client's end-of-stream");
+                    }
+                }
+                return null;
+            });
+            long before = WorkerPool.DESTROYED.get();
+            for (int i = 0; i < cycles; i++) {
+                cycle(port(ss), i);
+            }
+            server.get(60, TimeUnit.SECONDS);
+            long destroyed = WorkerPool.DESTROYED.get() - before;
+            assertTrue(destroyed <= cycles / 100, () -> destroyed + " workers destroyed by " + cycles
+                    + " orderly closes on each side (at most " + cycles / 100 + " expected)");
+        }
+    }
+
+    private static int port(ServerSocket ss) {
+        return ss.getLocalPort();
+    }
+
     private static void cycle(int port, int i) throws IOException {
         try (Socket c = new Socket(InetAddress.getLoopbackAddress(), port)) {
             c.getOutputStream().write(i);
