@@ -569,6 +569,19 @@ static void check_ucp(void)
 	THROWS(SDP4J_IAE, "bad descriptor", Java_org_sdp4j_ucp_UcpNative_epollArm(env, C, -1, 0));
 	THROWS(SDP4J_IAE, "bad descriptor", Java_org_sdp4j_ucp_UcpNative_epollArm(env, C, 0, -1));
 	THROWS(SDP4J_NPE, "fds is null", Java_org_sdp4j_ucp_UcpNative_epollWait(env, C, 0, NULL, 0));
+	THROWS(SDP4J_IAE, "bad descriptor -1", Java_org_sdp4j_ucp_UcpNative_peerUid(env, C, -1));
+	{ /* the peer's uid of a connected Unix socket is this process's; a pipe has none */
+		int sp[2], pp[2];
+
+		CHECK(socketpair(AF_UNIX, SOCK_STREAM, 0, sp) == 0, "socketpair");
+		CHECK(pipe(pp) == 0, "pipe");
+		CHECK(OK(Java_org_sdp4j_ucp_UcpNative_peerUid(env, C, sp[0])) == (jint)geteuid(), "peer uid");
+		THROWS(SOCKX, "SO_PEERCRED", Java_org_sdp4j_ucp_UcpNative_peerUid(env, C, pp[0]));
+		close(sp[0]);
+		close(sp[1]);
+		close(pp[0]);
+		close(pp[1]);
+	}
 	{ /* the parker's set: a descriptor armed once is reported once (EPOLLONESHOT) until armed again, armed twice
 	   * is no error, a closed and reused number is added anew, bad arguments are refused */
 		int pp[2], ep, i;

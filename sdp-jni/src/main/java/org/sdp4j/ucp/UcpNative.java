@@ -72,4 +72,10 @@ public final class UcpNative {
      * are written to {@code fds} from index 0 (at most 64). Returns how many.
      */
     public static native int epollWait(int epfd, int[] fds, int timeoutMillis) throws java.io.IOException;
+
+    /**
+     * The uid of the process at the other end of the connected Unix socket {@code fd} ({@code SO_PEERCRED}), without
+     * the account-database lookups of the JDK's option of that name. Needs no libucp.
+     */
+    public static native int peerUid(int fd) throws java.io.IOException;
 }

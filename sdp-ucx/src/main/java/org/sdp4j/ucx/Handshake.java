@@ -72,23 +72,24 @@ final class Handshake {
                     + "(shared memory cannot be private between two accounts), so TCP carries this connection");
         }
         Path dir = Rendezvous.accountDir(l.uid());
-        Rendezvous.checkDir(dir, l.uid());
+        Rendezvous.checkDirRecently(dir, l.uid());
         Path p = dir.resolve(Rendezvous.name(l.address(), port));
-        if (!Files.exists(p, java.nio.file.LinkOption.NOFOLLOW_LINKS)) {
-            throw new ConnectException("UCX to " + where + ": no sdp4j UCX listener (" + p + " absent)");
-        }
         SocketChannel ch;
         try {
             ch = Rendezvous.connect(p, deadline);
         } catch (SocketTimeoutException e) {
             throw e;
         } catch (IOException e) {
+            // why, looked for only now (a stat on every connect cost more than the rest of its checks)
+            if (!Files.exists(p, java.nio.file.LinkOption.NOFOLLOW_LINKS)) {
+                throw new ConnectException("UCX to " + where + ": no sdp4j UCX listener (" + p + " absent)");
+            }
             throw (ConnectException) new ConnectException("UCX to " + where + ": no live sdp4j UCX listener at " + p
                     + " (" + e.getMessage() + ")").initCause(e);
         }
         try {
-            java.nio.file.attribute.UserPrincipal peer = Rendezvous.peerUser(ch);
-            if (!peer.equals(Rendezvous.owner(dir, l.uid()))) {
+            if (!Rendezvous.peerIs(ch, l.uid(), dir)) {
+                java.nio.file.attribute.UserPrincipal peer = Rendezvous.peerUser(ch);
                 throw new ConnectException("UCX to " + where + ": the rendezvous socket " + p + " is served by user "
                         + peer.getName() + ", not by the owner of the TCP listener (uid " + l.uid() + ")");
             }
@@ -103,20 +104,21 @@ final class Handshake {
      * Server side, the listener's check of a connection just accepted on its rendezvous socket, before a byte of it
      * is read: the client's account must be this process's. Closes a refused one.
      */
-    static void admit(SocketChannel ch, String where, java.nio.file.attribute.UserPrincipal own)
+    static void admit(SocketChannel ch, String where, java.nio.file.attribute.UserPrincipal own, Path ownDir)
             throws IOException {
         java.nio.file.attribute.UserPrincipal peer;
         try {
+            if (Rendezvous.peerIs(ch, PeerCheck.euid(), ownDir)) {
+                return;
+            }
             peer = Rendezvous.peerUser(ch);
         } catch (IOException | RuntimeException e) {
             closeQuietly(ch);
             throw new SocketException("UCX listener " + where + ": no peer credentials: " + e);
         }
-        if (!peer.equals(own)) {
-            closeQuietly(ch);
-            throw new SocketException("UCX listener " + where + ": refused a rendezvous from user " + peer.getName()
-                    + " (not this process's account " + own.getName() + "; such clients use TCP)");
-        }
+        closeQuietly(ch);
+        throw new SocketException("UCX listener " + where + ": refused a rendezvous from user " + peer.getName()
+                + " (not this process's account " + own.getName() + "; such clients use TCP)");
     }
 
     /** Server side, for an admitted connection taken off the queue: the whole handshake within its bound. */
@@ -157,7 +159,7 @@ final class Handshake {
             Rendezvous.Peer peer;
             if (client) {
                 told = true;
-                Rendezvous.writeFully(ch, Rendezvous.hello(w.getAddress(), id));
+                Rendezvous.writeFully(ch, Rendezvous.hello(WorkerPool.address(w), id));
                 // UCX can serve: the listener's socket took the connect and its owner is the TCP listener's (checked
                 // by the caller). The rest waits as a TCP connect to a busy listener does: its acceptor may be
                 // behind a burst too (1,000 platform threads on two cores kept it from its ack for 2 s)
@@ -174,7 +176,7 @@ final class Handshake {
                 // whichever wire-up message comes first; one worker pair per connection, so nothing else to pair),
                 // a tenth of a local connect; a client that gives up now holds its worker until we hang up
                 told = true;
-                Rendezvous.writeFully(ch, Rendezvous.hello(w.getAddress(), id));
+                Rendezvous.writeFully(ch, Rendezvous.hello(WorkerPool.address(w), id));
                 ep = w.newEndpoint(new UcpEndpointParams().setUcpAddress(peer.workerAddress()));
             }
             return finish(w, ep, ch, id, peer.id(), staging, deadline, where, client);

@@ -138,7 +138,7 @@ final class HandshakeServer implements AutoCloseable {
      */
     private void admit(SocketChannel ch) {
         try {
-            Handshake.admit(ch, where, own);
+            Handshake.admit(ch, where, own, path.getParent());
         } catch (IOException e) {
             SdpLog.log(SdpLog.WARN, "ucx: " + e.getMessage());
             return;

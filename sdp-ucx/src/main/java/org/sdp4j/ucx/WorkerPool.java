@@ -1,6 +1,7 @@
 package org.sdp4j.ucx;
 
 import java.io.IOException;
+import java.nio.ByteBuffer;
 import java.util.ArrayDeque;
 
 import org.openucx.jucx.ucp.UcpWorker;
@@ -23,6 +24,11 @@ final class WorkerPool {
     private static final ArrayDeque<UcpWorker> IDLE = new ArrayDeque<>();
     /** Connections each live worker has served (under {@code IDLE}'s lock). */
     private static final java.util.Map<UcpWorker, Integer> USES = new java.util.IdentityHashMap<>();
+    /**
+     * Each live worker's UCX address, read-only, taken once (under {@code IDLE}'s lock): jucx's
+     * {@code getAddress} packs it anew and copies it into a new direct buffer, 40 us a side of a local connect.
+     */
+    private static final java.util.Map<UcpWorker, ByteBuffer> ADDRESSES = new java.util.IdentityHashMap<>();
     /** Workers made in all (tests prove that closes give them back rather than make the next connect create one). */
     static final java.util.concurrent.atomic.AtomicLong CREATED = new java.util.concurrent.atomic.AtomicLong();
     /** Workers destroyed because their connection did not end cleanly (not those retired after MAX_USES). */
@@ -43,10 +49,28 @@ final class WorkerPool {
         UcpWorker w = Ucx.context().newWorker(new UcpWorkerParams().requestThreadSafety().requestWakeupRX()
                 .requestWakeupTX());
         CREATED.incrementAndGet();
+        ByteBuffer address;
+        try {
+            ByteBuffer a = w.getAddress();
+            address = ByteBuffer.allocate(a.remaining()).put(a).flip().asReadOnlyBuffer();
+        } catch (RuntimeException | OutOfMemoryError e) {
+            w.close();
+            throw e;
+        }
         synchronized (IDLE) {
             USES.put(w, 1);
+            ADDRESSES.put(w, address);
         }
         return w;
+    }
+
+    /** {@code w}'s UCX address (a worker from {@link #take}: kept; any other: asked of UCX), to read from. */
+    static ByteBuffer address(UcpWorker w) {
+        ByteBuffer a;
+        synchronized (IDLE) {
+            a = ADDRESSES.get(w);
+        }
+        return a != null ? a.duplicate() : w.getAddress();
     }
 
     static void give(UcpWorker w) {
@@ -57,6 +81,7 @@ final class WorkerPool {
                 return;
             }
             USES.remove(w);
+            ADDRESSES.remove(w);
         }
         w.close();
     }
@@ -76,6 +101,7 @@ final class WorkerPool {
     static void forget(UcpWorker w) {
         synchronized (IDLE) {
             USES.remove(w);
+            ADDRESSES.remove(w);
         }
     }
 
@@ -86,6 +112,7 @@ final class WorkerPool {
             synchronized (IDLE) {
                 w = IDLE.pollFirst();
                 USES.remove(w);
+                ADDRESSES.remove(w);
             }
             if (w == null) {
                 return;
