@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "fake_jni.h"
@@ -569,6 +570,42 @@ static void check_ucp(void)
 	THROWS(SDP4J_IAE, "bad descriptor", Java_org_sdp4j_ucp_UcpNative_epollArm(env, C, -1, 0));
 	THROWS(SDP4J_IAE, "bad descriptor", Java_org_sdp4j_ucp_UcpNative_epollArm(env, C, 0, -1));
 	THROWS(SDP4J_NPE, "fds is null", Java_org_sdp4j_ucp_UcpNative_epollWait(env, C, 0, NULL, 0));
+	THROWS(SDP4J_IAE, "bad port 0", Java_org_sdp4j_ucp_UcpNative_tcpListeners(env, C, 0));
+	THROWS(SDP4J_IAE, "bad port 65536", Java_org_sdp4j_ucp_UcpNative_tcpListeners(env, C, 65536));
+	{ /* the kernel's listeners of one port: this one, owned by this uid, its inode; none once it is closed */
+		struct sockaddr_in a = { .sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+		socklen_t al = sizeof a;
+		struct stat st;
+		jbyteArray r;
+		const unsigned char *b;
+		int l = socket(AF_INET, SOCK_STREAM, 0), port, i;
+		unsigned long long inode = 0;
+		unsigned uid = 0;
+
+		CHECK(l >= 0 && bind(l, (struct sockaddr *)&a, sizeof a) == 0 && listen(l, 1) == 0, "listener");
+		CHECK(getsockname(l, (struct sockaddr *)&a, &al) == 0 && fstat(l, &st) == 0, "its port and inode");
+		port = ntohs(a.sin_port);
+		r = OK(Java_org_sdp4j_ucp_UcpNative_tcpListeners(env, C, port));
+		CHECK(r != NULL, "socket diagnostics answered");
+		if (r) {
+			b = fj_data(r);
+			CHECK(fj_len(r) == 29, "one listener on port %d: %d bytes", port, (int)fj_len(r));
+			for (i = 0; i < 4; i++)
+				uid = uid << 8 | b[17 + i];
+			for (i = 0; i < 8; i++)
+				inode = inode << 8 | b[21 + i];
+			CHECK(b[0] == 4 && b[1] == 127 && b[4] == 1, "IPv4, 127.0.0.1: %d %d.%d.%d.%d", b[0], b[1], b[2], b[3],
+			      b[4]);
+			CHECK(uid == (unsigned)geteuid() && inode == (unsigned long long)st.st_ino, "uid %u inode %llu", uid,
+			      inode);
+			fj_free(r);
+		}
+		close(l);
+		r = OK(Java_org_sdp4j_ucp_UcpNative_tcpListeners(env, C, port));
+		CHECK(r != NULL && fj_len(r) == 0, "none once closed");
+		if (r)
+			fj_free(r);
+	}
 	THROWS(SDP4J_IAE, "bad descriptor -1", Java_org_sdp4j_ucp_UcpNative_peerUid(env, C, -1));
 	{ /* the peer's uid of a connected Unix socket is this process's; a pipe has none */
 		int sp[2], pp[2];

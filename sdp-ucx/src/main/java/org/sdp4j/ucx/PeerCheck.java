@@ -64,8 +64,30 @@ final class PeerCheck {
     }
 
     private static Listener lookup(InetAddress addr, int port) throws IOException {
-        Listener exact = null, any = null;
+        byte[] diag = kernelListeners(port);
+        return diag != null ? fromDiag(diag, addr, port) : fromProc(addr, port);
+    }
+
+    /** {@link #lookup} from the records of {@link org.sdp4j.ucp.UcpNative#tcpListeners}. */
+    static Listener fromDiag(byte[] diag, InetAddress addr, int port) throws IOException {
         boolean v4 = addr instanceof Inet4Address;
+        Choice choice = new Choice(addr, v4);
+        for (int i = 0; i + DIAG_RECORD <= diag.length; i += DIAG_RECORD) {
+            boolean family4 = diag[i] == 4;
+            if (family4 && !v4) {
+                continue; // as in /proc: a v6 client is served by tcp6's listeners only
+            }
+            InetAddress a = InetAddress.getByAddress(java.util.Arrays.copyOfRange(diag, i + 1, i + (family4 ? 5 : 17)));
+            java.nio.ByteBuffer b = java.nio.ByteBuffer.wrap(diag, i + 17, 12);
+            choice.offer(new Listener(b.getInt(), b.getLong(), a.isAnyLocalAddress() ? null : a, port), family4);
+        }
+        return choice.result();
+    }
+
+    /** {@link #lookup} from /proc/net/tcp and tcp6. */
+    static Listener fromProc(InetAddress addr, int port) throws IOException {
+        boolean v4 = addr instanceof Inet4Address;
+        Choice choice = new Choice(addr, v4);
         for (Path table : v4 ? List.of(TCP, TCP6) : List.of(TCP6)) {
             if (!Files.isReadable(table)) {
                 continue;
@@ -83,20 +105,57 @@ final class PeerCheck {
                         continue;
                     }
                     Listener l = parse(line, port);
-                    if (l == null) {
-                        continue;
-                    }
-                    if (l.address == null) {
-                        if (any == null || table == TCP && v4) {
-                            any = l; // a v4 wildcard serves a v4 client before a dual-stack v6 one
-                        }
-                    } else if (sameAddress(l.address, addr)) {
-                        exact = l;
+                    if (l != null) {
+                        choice.offer(l, table == TCP);
                     }
                 }
             }
         }
-        return exact != null ? exact : any;
+        return choice.result();
+    }
+
+    /** A record of {@link org.sdp4j.ucp.UcpNative#tcpListeners}. */
+    private static final int DIAG_RECORD = 29;
+
+    /**
+     * The listeners of a port as the kernel's socket diagnostics list them (netlink: only the listening sockets are
+     * walked), or {@code null} when they cannot be asked (no libsdp4j, no {@code NETLINK_SOCK_DIAG}): then
+     * /proc/net/tcp, whose reading walks every TCP socket of the namespace (30-150 ms with a few thousand in
+     * TIME_WAIT: a stall of every connect that missed the cache).
+     */
+    static byte[] kernelListeners(int port) {
+        try {
+            return org.sdp4j.ucp.UcpNative.tcpListeners(port);
+        } catch (UnsatisfiedLinkError e) {
+            return null;
+        }
+    }
+
+    /** Which of a port's listeners the kernel would hand the connection to (see the class comment). */
+    private static final class Choice {
+        private final InetAddress addr;
+        private final boolean v4;
+        private Listener exact, any;
+
+        Choice(InetAddress addr, boolean v4) {
+            this.addr = addr;
+            this.v4 = v4;
+        }
+
+        /** {@code fromV4}: an IPv4 socket (/proc/net/tcp), else an IPv6 one (tcp6, dual-stack or not). */
+        void offer(Listener l, boolean fromV4) {
+            if (l.address == null) {
+                if (any == null || fromV4 && v4) {
+                    any = l; // a v4 wildcard serves a v4 client before a dual-stack v6 one
+                }
+            } else if (sameAddress(l.address, addr)) {
+                exact = l;
+            }
+        }
+
+        Listener result() {
+            return exact != null ? exact : any;
+        }
     }
 
     private static boolean sameAddress(InetAddress a, InetAddress b) {
