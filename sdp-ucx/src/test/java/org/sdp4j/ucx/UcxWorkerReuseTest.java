@@ -165,14 +165,7 @@ class UcxWorkerReuseTest {
     void connectsThatCloseAtOnceOnBothEndsReuseTheirWorkers() throws Exception {
         int cycles = 300;
         try (ServerSocket ss = new ServerSocket(0, 50, InetAddress.getLoopbackAddress())) {
-            Future<?> server = UcxSocketTest.EXEC.submit(() -> {
-                for (int i = 0; i < cycles; i++) {
-                    try (Socket s = ss.accept()) {
-                        s.getOutputStream().write(s.getInputStream().read());
-                    }
-                }
-                return null;
-            });
+            Future<?> server = answer(ss, cycles, false);
             for (int i = 0; i < 20; i++) { // the pool fills
                 cycle(ss.getLocalPort(), i);
             }
@@ -199,18 +192,10 @@ class UcxWorkerReuseTest {
     void aServerThatClosesAfterTheClientsEndOfStreamKeepsItsWorker() throws Exception {
         int cycles = 300;
         try (ServerSocket ss = new ServerSocket(0, 50, InetAddress.getLoopbackAddress())) {
-            Future<?> server = UcxSocketTest.EXEC.submit(() -> {
-                for (int i = 0; i < cycles; i++) {
-                    try (Socket s = ss.accept()) {
-                        s.getOutputStream().write(s.getInputStream().read());
-                        assertEquals(-1, s.getInputStream().read(), "the client's end-of-stream");
-                    }
-                }
-                return null;
-            });
+            Future<?> server = answer(ss, cycles, true);
             long before = WorkerPool.DESTROYED.get();
             for (int i = 0; i < cycles; i++) {
-                cycle(port(ss), i);
+                cycle(ss.getLocalPort(), i);
             }
             server.get(60, TimeUnit.SECONDS);
             long destroyed = WorkerPool.DESTROYED.get() - before;
@@ -219,8 +204,22 @@ class UcxWorkerReuseTest {
         }
     }
 
-    private static int port(ServerSocket ss) {
-        return ss.getLocalPort();
+    /**
+     * Accepts {@code cycles} connections, one at a time, and answers each one's byte; then closes at once, or
+     * ({@code readToEnd}) after the client's end-of-stream.
+     */
+    private static Future<?> answer(ServerSocket ss, int cycles, boolean readToEnd) {
+        return UcxSocketTest.EXEC.submit(() -> {
+            for (int i = 0; i < cycles; i++) {
+                try (Socket s = ss.accept()) {
+                    s.getOutputStream().write(s.getInputStream().read());
+                    if (readToEnd) {
+                        assertEquals(-1, s.getInputStream().read(), "the client's end-of-stream");
+                    }
+                }
+            }
+            return null;
+        });
     }
 
     private static void cycle(int port, int i) throws IOException {
