@@ -27,19 +27,30 @@ import org.sdp4j.rsocket.RsocketSocketImplTest.RsSocket;
  *   server ADDR PORT N THREADS                   echo server for N connections, exits when they are done
  *   clients ADDR PORT N ROUNDS SIZE THREADS      N clients against a server elsewhere
  * </pre>
- * THREADS: platform or virtual. Prints "ok N clients ..." and exits 0 when every byte matched; any error, wrong
- * byte or missed deadline (SDP4J_ECHO_TIMEOUT seconds, default 600) exits non-zero with the reason, never hangs.
+ * THREADS: platform or virtual. Prints "ok N clients ..." and exits 0 when every byte matched; any error or wrong
+ * byte exits non-zero with the reason. It never hangs: a run in which nothing moves (no connect, accept, echo or
+ * round trip) for {@code sdp4j.test.echoStall} seconds (default 120) exits 3 with every thread's stack. That is a
+ * hang detector, not a deadline: a slow machine that keeps moving takes as long as it takes.
  */
 public final class ConcurrentEcho {
     public static void main(String[] args) throws Exception {
-        long limit = Long.getLong("sdp4j.test.echoTimeout", 600);
+        long stall = Long.getLong("sdp4j.test.echoStall", 120);
         Thread watchdog = new Thread(() -> {
-            try {
-                Thread.sleep(TimeUnit.SECONDS.toMillis(limit));
-            } catch (InterruptedException e) {
-                return;
+            long seen = -1;
+            while (true) {
+                try {
+                    Thread.sleep(TimeUnit.SECONDS.toMillis(stall));
+                } catch (InterruptedException e) {
+                    return;
+                }
+                long now = progress();
+                if (now != seen) {
+                    seen = now;
+                    continue;
+                }
+                break;
             }
-            System.err.println("FAIL: not done after " + limit + " s; first failure: " + FAILURE.get()
+            System.err.println("FAIL: nothing moved for " + stall + " s (hung); first failure: " + FAILURE.get()
                     + "; service slots " + slots() + "; threads:");
             if (FAILURE.get() != null) {
                 FAILURE.get().printStackTrace();
@@ -152,6 +163,12 @@ public final class ConcurrentEcho {
 
     private static final AtomicInteger CONNECTED = new AtomicInteger(), ACCEPTED = new AtomicInteger(),
             DONE = new AtomicInteger();
+    /** Round trips checked (clients) and reads echoed (server): what the hang detector watches, with the above. */
+    private static final java.util.concurrent.atomic.AtomicLong MOVES = new java.util.concurrent.atomic.AtomicLong();
+
+    private static long progress() {
+        return MOVES.get() + CONNECTED.get() + ACCEPTED.get() + DONE.get();
+    }
 
     private static final AtomicReference<Throwable> FAILURE = new AtomicReference<>();
 
@@ -206,6 +223,7 @@ public final class ConcurrentEcho {
             byte[] buf = new byte[65536];
             for (int r; (r = in.read(buf)) > 0;) {
                 out.write(buf, 0, r);
+                MOVES.incrementAndGet();
             }
         } catch (Throwable e) {
             FAILURE.compareAndSet(null, new IOException("server echo", e));
@@ -261,6 +279,7 @@ public final class ConcurrentEcho {
                                 + ", echoed " + back[i]);
                     }
                 }
+                MOVES.incrementAndGet();
             }
             s.shutdownOutput();
             if (in.read() != -1) {

@@ -47,7 +47,7 @@ class RsocketVirtualThreadTest {
         List<String> cmd = new ArrayList<>(Arrays.asList(jdk.resolve("bin/java").toString(),
                 "--add-opens", "java.base/java.net=ALL-UNNAMED", "--add-exports", "java.base/sun.nio.ch=ALL-UNNAMED",
                 "-Djdk.virtualThreadScheduler.parallelism=2", "-Djdk.virtualThreadScheduler.maxPoolSize=2",
-                "-Dsdp4j.rdmacm.lib=" + shim, "-Dsdp4j.test.echoTimeout=60", "-cp", cp, main.getName()));
+                "-Dsdp4j.rdmacm.lib=" + shim, "-Dsdp4j.test.echoStall=60", "-cp", cp, main.getName()));
         cmd.addAll(Arrays.asList(args));
         Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
         String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
