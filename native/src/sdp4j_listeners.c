@@ -4,10 +4,8 @@
  * thousand in TIME_WAIT, a stall of every UCX connect that missed PeerCheck's cache. Asked for LISTEN only, the
  * kernel walks its listening table alone, and filters the port itself. */
 #include <arpa/inet.h>
-#include <errno.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
-#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 #include <linux/inet_diag.h>
@@ -74,7 +72,7 @@ static int ask(int s, int family, struct found *f)
  * socket diagnostics to ask (the caller reads /proc instead). */
 JNIEXPORT jbyteArray JNICALL Java_org_sdp4j_ucp_UcpNative_tcpListeners(JNIEnv *env, jclass cls, jint port)
 {
-	struct found *fp;
+	struct found f = { .port = port }; /* 1.9 KiB */
 	jbyteArray a;
 	int s, err = 0;
 
@@ -83,24 +81,15 @@ JNIEXPORT jbyteArray JNICALL Java_org_sdp4j_ucp_UcpNative_tcpListeners(JNIEnv *e
 		sdp4j_throw(env, SDP4J_IAE, "UcpNative.tcpListeners: bad port %d", (int)port);
 		return NULL;
 	}
-	fp = calloc(1, sizeof *fp);
-	if (!fp) {
-		sdp4j_throw(env, "java/lang/OutOfMemoryError", "UcpNative.tcpListeners");
-		return NULL;
-	}
-	fp->port = port;
 	s = socket(AF_NETLINK, SOCK_DGRAM | SOCK_CLOEXEC, NETLINK_SOCK_DIAG);
-	if (s < 0 || ask(s, AF_INET, fp) < 0 || ask(s, AF_INET6, fp) < 0)
-		err = errno;
+	if (s < 0 || ask(s, AF_INET, &f) < 0 || ask(s, AF_INET6, &f) < 0)
+		err = 1;
 	if (s >= 0)
 		close(s);
-	if (err) {
-		free(fp);
+	if (err)
 		return NULL;
-	}
-	a = (*env)->NewByteArray(env, REC * fp->n);
-	if (a && fp->n)
-		(*env)->SetByteArrayRegion(env, a, 0, REC * fp->n, (const jbyte *)fp->out);
-	free(fp);
+	a = (*env)->NewByteArray(env, REC * f.n);
+	if (a && f.n)
+		(*env)->SetByteArrayRegion(env, a, 0, REC * f.n, (const jbyte *)f.out);
 	return a;
 }

@@ -22,13 +22,21 @@ final class WorkerPool {
     static final int MAX_IDLE = org.sdp4j.transport.Props.intProperty("sdp4j.ucx.pool", 8, 0);
     static final int MAX_USES = org.sdp4j.transport.Props.intProperty("sdp4j.ucx.pool.uses", 64, 1);
     private static final ArrayDeque<UcpWorker> IDLE = new ArrayDeque<>();
-    /** Connections each live worker has served (under {@code IDLE}'s lock). */
-    private static final java.util.Map<UcpWorker, Integer> USES = new java.util.IdentityHashMap<>();
     /**
-     * Each live worker's UCX address, read-only, taken once (under {@code IDLE}'s lock): jucx's
-     * {@code getAddress} packs it anew and copies it into a new direct buffer, 40 us a side of a local connect.
+     * Each live worker's connections served and its UCX address, read-only, taken once (jucx's {@code getAddress}
+     * packs it anew and copies it into a new direct buffer, 40 us a side of a local connect). Under {@code IDLE}'s
+     * lock.
      */
-    private static final java.util.Map<UcpWorker, ByteBuffer> ADDRESSES = new java.util.IdentityHashMap<>();
+    private static final java.util.Map<UcpWorker, Live> LIVE = new java.util.IdentityHashMap<>();
+
+    private static final class Live {
+        int uses = 1;
+        final ByteBuffer address;
+
+        Live(ByteBuffer address) {
+            this.address = address;
+        }
+    }
     /** Workers made in all (tests prove that closes give them back rather than make the next connect create one). */
     static final java.util.concurrent.atomic.AtomicLong CREATED = new java.util.concurrent.atomic.AtomicLong();
     /** Workers destroyed because their connection did not end cleanly (not those retired after MAX_USES). */
@@ -40,7 +48,7 @@ final class WorkerPool {
         synchronized (IDLE) {
             UcpWorker w = IDLE.pollFirst();
             if (w != null) {
-                USES.merge(w, 1, Integer::sum);
+                LIVE.get(w).uses++;
                 return w;
             }
         }
@@ -58,30 +66,28 @@ final class WorkerPool {
             throw e;
         }
         synchronized (IDLE) {
-            USES.put(w, 1);
-            ADDRESSES.put(w, address);
+            LIVE.put(w, new Live(address));
         }
         return w;
     }
 
     /** {@code w}'s UCX address (a worker from {@link #take}: kept; any other: asked of UCX), to read from. */
     static ByteBuffer address(UcpWorker w) {
-        ByteBuffer a;
+        Live l;
         synchronized (IDLE) {
-            a = ADDRESSES.get(w);
+            l = LIVE.get(w);
         }
-        return a != null ? a.duplicate() : w.getAddress();
+        return l != null ? l.address.duplicate() : w.getAddress();
     }
 
     static void give(UcpWorker w) {
         synchronized (IDLE) {
-            Integer uses = USES.get(w);
-            if (IDLE.size() < MAX_IDLE && uses != null && uses < MAX_USES) {
+            Live l = LIVE.get(w);
+            if (IDLE.size() < MAX_IDLE && l != null && l.uses < MAX_USES) {
                 IDLE.addFirst(w);
                 return;
             }
-            USES.remove(w);
-            ADDRESSES.remove(w);
+            LIVE.remove(w);
         }
         w.close();
     }
@@ -100,8 +106,7 @@ final class WorkerPool {
     /** Stops counting a worker that is neither pooled nor destroyed ({@link Linger#abandoned}). */
     static void forget(UcpWorker w) {
         synchronized (IDLE) {
-            USES.remove(w);
-            ADDRESSES.remove(w);
+            LIVE.remove(w);
         }
     }
 
@@ -111,8 +116,7 @@ final class WorkerPool {
             UcpWorker w;
             synchronized (IDLE) {
                 w = IDLE.pollFirst();
-                USES.remove(w);
-                ADDRESSES.remove(w);
+                LIVE.remove(w);
             }
             if (w == null) {
                 return;
