@@ -74,6 +74,10 @@ final class Handshake {
         Path dir = Rendezvous.accountDir(l.uid());
         Rendezvous.checkDirRecently(dir, l.uid());
         Path p = dir.resolve(Rendezvous.name(l.address(), port));
+        UcxConnection kept = Links.connect(p, servedBy);
+        if (kept != null) {
+            return kept; // a pair kept from an earlier connection to this listener's process (Link)
+        }
         SocketChannel ch;
         try {
             ch = Rendezvous.connect(p, deadline);
@@ -97,7 +101,9 @@ final class Handshake {
             closeQuietly(ch);
             throw e;
         }
-        return handshake(ch, deadline, servedBy, where, true);
+        UcxConnection c = handshake(ch, deadline, servedBy, where, true);
+        c.link.key = p; // its pair may be kept for the next connect to this listener
+        return c;
     }
 
     /**
@@ -143,6 +149,10 @@ final class Handshake {
             // benchmark's JVM stayed out of descriptors for good)
             Quarantine.sweep();
             String noFds = Descriptors.reserve();
+            if (noFds != null && Links.any()) {
+                Links.shed(); // kept pairs hold descriptors; a new connection comes first
+                noFds = Descriptors.reserve();
+            }
             if (noFds != null) {
                 throw new SocketException("UCX " + where + ": " + noFds);
             }
@@ -217,11 +227,12 @@ final class Handshake {
         } else {
             Rendezvous.writeFully(ch, ByteBuffer.wrap(new byte[] {Rendezvous.READY}));
         }
-        UcxConnection c = new UcxConnection(w, ep, ch, id, peerId, staging);
+        Link link = new Link(w, ep, ch);
+        UcxConnection c = new UcxConnection(link, id, peerId, staging);
         if (early.position() > 0) {
-            c.pendingControl = early.flip(); // the start of the peer's end-of-stream marker, for the watchdog
+            link.pendingControl = early.flip(); // the start of the peer's end-of-stream marker, for the watchdog
         }
-        Watchdog.watch(c);
+        Watchdog.watch(link);
         return c;
     }
 

@@ -232,10 +232,22 @@ final class HandshakeServer implements AutoCloseable {
             SdpLog.log(SdpLog.WARN, "ucx: listener " + where + ": " + e.getMessage());
             return;
         }
+        c.link.server = this; // its pair may carry this listener's next connection from that client (Link)
         completed(c);
     }
 
-    private void completed(UcxConnection c) {
+    /** Whether this listener still takes connections. */
+    boolean isOpen() {
+        return !closed;
+    }
+
+    /** Whether a connection may still be queued for {@code accept} ({@link #MAX_QUEUED} wait at most). */
+    boolean hasRoom() {
+        return done.size() < MAX_QUEUED;
+    }
+
+    /** Queues a made connection for {@code accept}; closes it if the listener closed. */
+    void completed(UcxConnection c) {
         synchronized (done) {
             if (closed) {
                 c.close();
@@ -303,6 +315,7 @@ final class HandshakeServer implements AutoCloseable {
         // monitor): a connection it takes from now on is closed by the rejection handler, or by serve() below
         closeQuietly(listener);
         handshakes.shutdown();
+        Links.closeFor(this);
         try {
             Files.deleteIfExists(path);
         } catch (IOException e) {

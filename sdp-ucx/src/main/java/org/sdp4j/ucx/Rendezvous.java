@@ -49,12 +49,20 @@ final class Rendezvous {
      * connection it has taken into its handshake queue with one {@link #QUEUED} byte before its hello. 4: and confirms
      * with one {@link #READY} byte that its side is made, after the wire-up, before the client's connect returns.
      * 5: a side that closes across hosts says so ({@link #CLOSED}) and keeps its endpoint until the peer did too.
+     * 6: a closed connection's endpoint pair is kept for the next connection between the two processes
+     * ({@link #KEEP}, {@link #CONNECT}, {@link #ACCEPT}; see {@link Link}).
      */
-    static final int VERSION = 5;
+    static final int VERSION = 6;
     /** Control messages after the handshake, 9 bytes each: type, then a long. FIN: end-of-stream, bytes sent in all. */
     static final byte FIN = 1;
     /** This side closed (across hosts): it reads no more; the long is 0. */
     static final byte CLOSED = 2;
+    /** This side closed, read everything the peer sent, and keeps its end of the pair for another connection. */
+    static final byte KEEP = 3;
+    /** Client, on a kept pair: a new connection to the listener that owns the pair's other end; the client's id. */
+    static final byte CONNECT = 4;
+    /** Listener, on a kept pair: the new connection is queued for {@code accept}; the listener's id. */
+    static final byte ACCEPT = 5;
     /** The listener's first byte on a rendezvous connection: alive, the client's account checked, queued. */
     static final byte QUEUED = 'Q';
     /** The listener's last handshake byte: its side of the connection is made (the client's connect may return). */

@@ -24,7 +24,7 @@ final class UcxClose {
 
     /** Closing ({@link #settle}; the closing thread, then {@link Linger}'s, never both): step, requests, outcome. */
     private static final int START = 0, FLUSHING = 1, MARKER = 2, PEER_DONE = 3, CLOSE_EP = 4, CLOSING_EP = 5,
-            RELEASED = 6;
+            RELEASED = 6, PARKED = 7;
     private int closing = START;
     private UcpRequest flushing, closeRequest;
     private boolean clean, closeForced;
@@ -78,6 +78,10 @@ final class UcxClose {
                     } catch (RuntimeException e) {
                         clean = false;
                     }
+                } else if (clean && !conn.remote && !conn.closedByPeer) {
+                    // nothing to flush (the marker went with shutdownOutput, or the peer kept its end already):
+                    // the marker step still decides whether this end is kept (keep)
+                    closing = MARKER;
                 }
                 return false;
             }
@@ -116,6 +120,10 @@ final class UcxClose {
                     } else {
                         clean = false; // the peer went away meanwhile
                     }
+                }
+                if (clean && !conn.remote && keep()) {
+                    closing = PARKED; // the pair waits for the next connection (Link); resume() ends it
+                    return true;
                 }
                 closing = conn.remote && clean ? PEER_DONE : CLOSE_EP;
                 return false;
@@ -195,6 +203,64 @@ final class UcxClose {
                 return true;
             }
         }
+    }
+
+    /**
+     * Whether this end of the pair is kept for another connection ({@link Link}): a local connection that closed
+     * cleanly, everything it sent flushed, no send left in flight; then its KEEP goes out and the link parks it.
+     * Bytes a completed receive brought count as received (the peer's marker counts them as sent); a receive still
+     * posted stays posted, for the next connection ({@link Link#drain}).
+     */
+    private boolean keep() {
+        Link l = conn.link;
+        if (conn.gone != null || conn.closedByPeer || conn.endpointError != null || !l.keeps()) {
+            return false;
+        }
+        if (flushing != null && (!flushing.isCompleted() || flushing.getStatus() != 0)) {
+            return false;
+        }
+        long w = conn.out.pending, r = conn.in.pending;
+        if (w != 0 && !UcxWait.completed(w)) {
+            return false;
+        }
+        if (w != 0) {
+            conn.out.pending = 0;
+            if (UcxWait.sent(w) != 0) {
+                return false;
+            }
+        }
+        if (r != 0 && UcxWait.completed(r)) {
+            conn.in.pending = 0;
+            long n = UcxWait.received(r);
+            if (n < 0) {
+                return false;
+            }
+            conn.in.received += n;
+        }
+        // a receive still posted (a reader that saw end-of-stream leaves one) stays: Link#drain hands it on
+        try {
+            Rendezvous.writeFully(conn.control, Link.message(Rendezvous.KEEP, 0),
+                    System.nanoTime() + UcxConnection.CLOSE_BOUND_NANOS);
+        } catch (IOException e) {
+            return false;
+        }
+        return l.park(this);
+    }
+
+    /** The pair of a parked end ends ({@link Link#teardown}): its endpoint closes and its worker goes back. */
+    void resume() {
+        lingerUntil = System.nanoTime() + Linger.MILLIS * 1_000_000L;
+        closing = CLOSE_EP;
+        Linger.add(this);
+    }
+
+    /** The connection's staging buffers, for the next connection on a kept pair. */
+    java.nio.ByteBuffer[] staging() {
+        return new java.nio.ByteBuffer[] {conn.in.staging(), conn.out.staging()};
+    }
+
+    UcxConnection conn() {
+        return conn;
     }
 
     /** Closes the endpoint; {@code inFlight}: a send of ours is still on its way (CLOSE_EP found it). */

@@ -41,6 +41,8 @@ final class UcxConnection {
      */
     static final java.util.concurrent.atomic.AtomicLong SENDS_CANCELLED = new java.util.concurrent.atomic.AtomicLong();
 
+    /** The endpoint pair this connection rides, kept for the next one when both sides close cleanly. */
+    final Link link;
     final UcpWorker worker;
     final UcpEndpoint ep;
     final SocketChannel control;
@@ -92,23 +94,23 @@ final class UcxConnection {
                 + control.socket().getRemoteSocketAddress() + ")" : "UCX shared memory (tls=" + Ucx.transports() + ")";
     }
 
-    /** Control bytes read so far of an incomplete message (watchdog thread only). */
-    ByteBuffer pendingControl;
-
     /**
-     * Made by {@link Handshake} only: {@code worker} and {@code ep} connected and wired up (one exchange completed
-     * over the endpoint), {@code control} the connected rendezvous socket in blocking mode, {@code id} this side's
-     * connection number, {@code peerId} the peer's. The caller then registers it with {@link Watchdog#watch}.
+     * Made by {@link Handshake} on a new pair, or by {@link Link} on a kept one: the pair's worker and endpoint
+     * connected and wired up, its rendezvous socket (registered with {@link Watchdog#watch} once per pair),
+     * {@code id} this side's connection number, {@code peerId} the peer's, {@code staging} the receive and send
+     * staging buffers.
      */
-    UcxConnection(UcpWorker worker, UcpEndpoint ep, SocketChannel control, int id, int peerId, ByteBuffer[] staging) {
-        this.worker = worker;
-        this.ep = ep;
+    UcxConnection(Link link, int id, int peerId, ByteBuffer[] staging) {
+        this.link = link;
+        this.worker = link.worker;
+        this.ep = link.ep;
         this.io = new UcxWait(this, worker, ep);
         this.in = new UcxInput(this, staging[0]);
         this.out = new UcxOutput(this, staging[1]);
-        this.control = control;
+        this.control = link.control;
         this.id = id;
         this.peerId = peerId;
+        link.conn = this;
         ESTABLISHED.incrementAndGet();
     }
 

@@ -32,6 +32,17 @@ final class UcxInput {
         this.addr = UcxUtils.getAddress(staging);
     }
 
+    /**
+     * The next connection on a kept pair ({@link Link}), made on the last one's staging buffer: {@code op} a receive
+     * the last one left posted into it (0: none), {@code [from, to)} bytes of this connection already in it.
+     */
+    void adopt(long op, int from, int to) {
+        pending = op;
+        pos = from;
+        lim = to;
+        received = to - from;
+    }
+
     /** The staging buffer, for {@link Staging#recycle} once the connection is released. */
     ByteBuffer staging() {
         return buf;

@@ -23,13 +23,15 @@ final class Watchdog implements Runnable {
     private static Watchdog instance;
 
     private final Selector selector;
-    private final ConcurrentLinkedQueue<UcxConnection> added = new ConcurrentLinkedQueue<>();
+    private final ConcurrentLinkedQueue<Link> added = new ConcurrentLinkedQueue<>();
     private final ConcurrentLinkedQueue<SocketChannel> retired = new ConcurrentLinkedQueue<>();
     private final ByteBuffer buf = ByteBuffer.allocate(9 * 64);
     private int watched;
     /** How long the thread outlives the last watched connection ({@code sdp4j.ucx.watchdog.idle}, ms). */
     static final long IDLE_MILLIS = org.sdp4j.transport.Props.intProperty("sdp4j.ucx.watchdog.idle", 2000, 0);
     private final Thread thread;
+    /** How often kept pairs are looked at for their idle bound. */
+    private static final long SWEEP_MILLIS = 500;
 
     private Watchdog() throws IOException {
         selector = Rendezvous.JDK.openSelector();
@@ -38,11 +40,12 @@ final class Watchdog implements Runnable {
     }
 
     /**
-     * Watches {@code c}'s rendezvous socket from now on. It is made non-blocking here, by the caller, so that the
-     * watchdog never takes the channel's read and write locks to configure it while a user thread writes.
+     * Watches the rendezvous socket of {@code c}, a new pair, from now on (for every connection it carries). It is
+     * made non-blocking here, by the caller, so that the watchdog never takes the channel's read and write locks to
+     * configure it while a user thread writes.
      */
-    static synchronized void watch(UcxConnection c) throws IOException {
-        c.control().configureBlocking(false);
+    static synchronized void watch(Link c) throws IOException {
+        c.control.configureBlocking(false);
         if (instance == null) {
             instance = new Watchdog();
             instance.thread.start();
@@ -79,16 +82,19 @@ final class Watchdog implements Runnable {
     public void run() {
         try {
             while (!Thread.currentThread().isInterrupted()) {
-                for (UcxConnection c; (c = added.poll()) != null; ) {
+                for (Link c; (c = added.poll()) != null; ) {
                     try {
-                        c.control().configureBlocking(false);
-                        c.control().register(selector, SelectionKey.OP_READ, c);
+                        c.control.configureBlocking(false);
+                        c.control.register(selector, SelectionKey.OP_READ, c);
                     } catch (ClosedChannelException | CancelledKeyException e) {
                         // released before we saw it
                     }
                 }
                 closeRetired();
-                if (!idle()) {
+                if (Links.any()) {
+                    selector.select(SWEEP_MILLIS); // kept pairs idle too long end (Links.sweep)
+                    Links.sweep();
+                } else if (!idle()) {
                     selector.select();
                 } else if (selector.select(Math.max(1, IDLE_MILLIS)) == 0 && stopIfStillIdle()) {
                     return;
@@ -152,7 +158,7 @@ final class Watchdog implements Runnable {
     }
 
     private void read(SelectionKey k) {
-        UcxConnection c = (UcxConnection) k.attachment();
+        Link c = (Link) k.attachment();
         SocketChannel ch = (SocketChannel) k.channel();
         try {
             while (true) {
@@ -166,13 +172,11 @@ final class Watchdog implements Runnable {
                 while (buf.remaining() >= 9) {
                     byte type = buf.get();
                     long v = buf.getLong();
-                    if (type == Rendezvous.FIN) {
-                        c.peerFinished(v);
-                    } else if (type == Rendezvous.CLOSED && v == 0) {
-                        c.peerClosed();
-                    } else {
-                        c.peerGone("unknown control message " + type + " on the rendezvous socket");
+                    if (!c.control(type, v)) {
                         k.cancel();
+                        c.hangUp("control message " + type + " (" + v + ") out of place on the rendezvous socket");
+                        c.teardown();
+                        closeQuietly(c.control); // the peer sees the hang-up; a connection on it fails as gone
                         return;
                     }
                 }
@@ -181,7 +185,7 @@ final class Watchdog implements Runnable {
                 }
                 if (n < 0) {
                     k.cancel();
-                    c.peerGone(null);
+                    c.hangUp(null);
                     return;
                 }
                 if (n == 0) {
@@ -190,7 +194,7 @@ final class Watchdog implements Runnable {
             }
         } catch (IOException e) {
             k.cancel();
-            c.peerGone(e.toString());
+            c.hangUp(e.toString());
         }
     }
 }

@@ -112,6 +112,7 @@ final class WorkerPool {
 
     /** Closes the idle workers (tests measure descriptors and mappings against an empty pool). */
     static void drain() {
+        Links.drain(); // kept pairs hold workers too
         while (true) {
             UcpWorker w;
             synchronized (IDLE) {
