@@ -46,9 +46,10 @@ final class Link {
     /** How long a client keeps an idle end ({@code sdp4j.ucx.keep.idle}, ms); a listener keeps its ends twice that. */
     static final long IDLE_NANOS = org.sdp4j.transport.Props.intProperty("sdp4j.ucx.keep.idle", 5000, 1) * 1_000_000L;
     /**
-     * How long a client waits for the listener's {@link Rendezvous#KEEP} on a kept end ({@code sdp4j.ucx.keep.wait},
-     * ms) before it makes a new pair instead: the listener keeps its side once the server closed its side of the
-     * last connection, which a server does when it reads the end-of-stream.
+     * How long a client waits for the listener's answer on a kept end whose listener has not kept its side yet
+     * ({@code sdp4j.ucx.keep.wait}, ms) before it withdraws its CONNECT and makes a new pair instead: the listener
+     * answers once the server closed its side of the last connection, which a server does when it reads the
+     * end-of-stream.
      */
     static final long WAIT_NANOS = org.sdp4j.transport.Props.intProperty("sdp4j.ucx.keep.wait", 5, 1) * 1_000_000L;
     /** The most a side spends discarding the last connection's unread bytes (flushed before its marker: there). */
@@ -70,6 +71,11 @@ final class Link {
     volatile Path key;
     /** The peer sent {@link Rendezvous#KEEP} for the last connection (read without the lock by {@link Links#take}). */
     volatile boolean peerKept;
+    /**
+     * Client side: a CONNECT on this end was withdrawn while the listener still had the last connection open; until
+     * its KEEP comes, later connects make new pairs rather than wait on it again ({@link Links#take}).
+     */
+    volatile boolean withdrawn;
     /** When this end was parked ({@link System#nanoTime}). */
     volatile long parkedAt;
 
@@ -77,9 +83,13 @@ final class Link {
     private UcxClose parked;
     private boolean hungUp, dead;
     private int pendingConnect = -1;
-    private CompletableFuture<Integer> accepting;
-    /** Client side: a connector waiting for the listener's KEEP before it sends CONNECT. */
-    private CompletableFuture<Void> keptSignal;
+    /** Client side: the connector waiting for the answer to its CONNECT, and that CONNECT's id. */
+    private CompletableFuture<UcxConnection> accepting;
+    private int connecting;
+    /** Answers {@link #reconnect} gets for a withdrawn CONNECT. */
+    private static final UcxConnection WITHDRAWN = null;
+    /** Listener side: the id of the last CONNECT served (a CANCEL of it crossed our ACCEPT: nothing to do). */
+    private int lastServed = -1;
     /** What {@link #drain} leaves the next connection: a receive posted into its staging, bytes already there. */
     private long adoptOp;
     private int adoptFrom, adoptTo;
@@ -95,11 +105,15 @@ final class Link {
         return KEPT.get();
     }
 
-    /** Whether this end may be kept when its connection closes (asked before the KEEP goes out). */
+    /**
+     * Whether this end may be kept when its connection closes (asked before the KEEP goes out): not beyond the cap,
+     * and only while the process has room for a new connection's descriptors (a kept end holds its worker's, about
+     * 8; an application under a low {@code ulimit -n} must not run out for its own sockets because of them).
+     */
     synchronized boolean keeps() {
         HandshakeServer s = server;
         return MAX_KEPT > 0 && !dead && !hungUp && KEPT.get() < MAX_KEPT && conn != null && !conn.remote
-                && (key != null || s != null && s.isOpen());
+                && (key != null || s != null && s.isOpen()) && Descriptors.refusal() == null;
     }
 
     /**
@@ -143,13 +157,18 @@ final class Link {
                 }
                 peerKept = true;
                 c.peerClosed(); // it reads no more: writes fail as on a TCP socket whose peer closed
-                signalKept(null);
             }
             case Rendezvous.CONNECT -> {
                 return connectRequested(v);
             }
             case Rendezvous.ACCEPT -> {
                 return accepted(v);
+            }
+            case Rendezvous.CANCEL -> {
+                return cancelRequested(v);
+            }
+            case Rendezvous.CANCELLED -> {
+                return cancelled(v);
             }
             default -> {
                 return false;
@@ -185,14 +204,19 @@ final class Link {
         String why = !s.isOpen() ? "listener closed" : !s.hasRoom() ? "listener's queue full" : drain(old.conn());
         if (why == null) {
             int id = UcxConnection.IDS.incrementAndGet() & 0xFFFF;
+            // the connection first: what the client sends after our ACCEPT is the new connection's
+            UcxConnection c = unpark(old, id, pendingConnect);
+            lastServed = pendingConnect;
+            pendingConnect = -1;
             try {
                 Rendezvous.writeFully(control, message(Rendezvous.ACCEPT, id),
                         System.nanoTime() + UcxConnection.CLOSE_BOUND_NANOS);
-                UcxConnection c = unpark(old, id, pendingConnect);
-                pendingConnect = -1;
                 return c;
             } catch (IOException e) {
-                why = e.toString();
+                c.peerGone(e.toString());
+                c.close(); // never queued: its close ends the pair
+                dead = true;
+                return null;
             }
         }
         org.sdp4j.log.SdpLog.log(org.sdp4j.log.SdpLog.DEBUG, "sdp4j: ucx: a kept pair ends: " + why);
@@ -206,89 +230,102 @@ final class Link {
         }
     }
 
-    private synchronized void signalKept(Throwable failed) {
-        CompletableFuture<Void> k = keptSignal;
-        if (k != null) {
-            keptSignal = null;
-            if (failed == null) {
-                k.complete(null);
-            } else {
-                k.completeExceptionally(failed);
+    /**
+     * Client side: the listener's ACCEPT (watchdog thread). The next connection is made here, before the watchdog
+     * reads on: what follows the ACCEPT on this socket (the listener may already close it) is the new connection's.
+     */
+    private synchronized boolean accepted(long id) {
+        if (accepting == null || id < 0 || id > 0xFFFF || !peerKept || parked == null) {
+            return false;
+        }
+        CompletableFuture<UcxConnection> f = accepting;
+        accepting = null;
+        String why = drain(parked.conn());
+        if (why != null) {
+            f.completeExceptionally(new SocketException(why));
+            return false; // the pair ends: the listener sees the hang-up
+        }
+        f.complete(unpark(parked, connecting, (int) id));
+        return true;
+    }
+
+    /** Listener side: the client gave up waiting for our side of the last connection to close (watchdog thread). */
+    private boolean cancelRequested(long id) {
+        synchronized (this) {
+            if (server == null || id < 0 || id > 0xFFFF) {
+                return false;
             }
+            if (id == lastServed && pendingConnect < 0) {
+                return true; // our ACCEPT is on its way: the client takes the connection
+            }
+            if (id != pendingConnect) {
+                return false;
+            }
+            pendingConnect = -1;
+        }
+        try {
+            Rendezvous.writeFully(control, message(Rendezvous.CANCELLED, id),
+                    System.nanoTime() + UcxConnection.CLOSE_BOUND_NANOS);
+            return true;
+        } catch (IOException e) {
+            return false;
         }
     }
 
-    /** Client side: the listener's ACCEPT (watchdog thread). */
-    private synchronized boolean accepted(long id) {
-        if (accepting == null || id < 0 || id > 0xFFFF || !peerKept) {
+    /** Client side: the listener dropped our CONNECT (watchdog thread); the end stays parked. */
+    private synchronized boolean cancelled(long id) {
+        if (accepting == null || id < 0 || id > 0xFFFF) {
             return false;
         }
-        accepting.complete((int) id);
+        accepting.complete(WITHDRAWN);
         accepting = null;
         return true;
     }
 
     /**
      * Client side, on an end taken from {@link Links}: asks the listener for a new connection on this pair. Null
-     * when the pair cannot carry one now; the caller makes a new pair. The listener's KEEP is waited for at most
-     * {@link #WAIT_NANOS} before the CONNECT goes out (the end goes back to the pool if it does not come: the server
-     * still has its side of the last connection open); after the CONNECT, its answer, ACCEPT or a hang-up, is
-     * waited for until {@code deadline} (the caller's connect bound): a CONNECT given up on could leave the listener
-     * a connection that fails at its first read.
+     * when the pair cannot carry one now; the caller makes a new pair. The CONNECT goes out at once, even before the
+     * listener kept its side of the last connection (a connect right after a close: the server has not read the
+     * end-of-stream yet); the listener answers once it has. If that takes longer than {@link #WAIT_NANOS} the
+     * client withdraws it ({@link Rendezvous#CANCEL}; the listener's watchdog answers {@link Rendezvous#CANCELLED}
+     * at once, or its ACCEPT crossed the CANCEL and the connection is taken) and keeps the end for a later connect.
+     * Every wait ends by {@code deadline} (the caller's connect bound).
      */
     UcxConnection reconnect(long deadline) {
-        CompletableFuture<Integer> f = new CompletableFuture<>();
-        CompletableFuture<Void> k = null;
-        synchronized (this) {
-            if (dead || hungUp || parked == null || accepting != null || keptSignal != null) {
-                return null;
-            }
-            if (!peerKept) {
-                k = keptSignal = new CompletableFuture<>();
-            }
-        }
-        if (k != null) {
-            long bound = Math.min(deadline - System.nanoTime(), WAIT_NANOS);
-            try {
-                k.get(Math.max(1, bound), TimeUnit.NANOSECONDS);
-            } catch (java.util.concurrent.TimeoutException e) {
-                synchronized (this) {
-                    keptSignal = null;
-                    if (!peerKept) {
-                        if (!dead && !hungUp && parked != null) {
-                            Links.offer(this); // for a later connect; this one makes a new pair
-                        }
-                        return null;
-                    }
-                }
-            } catch (java.util.concurrent.ExecutionException e) {
-                teardown(); // the listener hung up
-                return null;
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                synchronized (this) {
-                    keptSignal = null;
-                }
-                teardown();
-                return null;
-            }
-        }
+        CompletableFuture<UcxConnection> f = new CompletableFuture<>();
         int id = UcxConnection.IDS.incrementAndGet() & 0xFFFF;
+        boolean kept;
         synchronized (this) {
-            if (dead || hungUp || parked == null) {
+            if (dead || hungUp || parked == null || accepting != null) {
                 return null;
             }
             accepting = f;
+            connecting = id;
+            kept = peerKept;
         }
         try {
             Rendezvous.writeFully(control, message(Rendezvous.CONNECT, id), deadline);
-            int peerId = f.get(Math.max(1, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
-            synchronized (this) {
-                String why = dead || parked == null ? "ended" : drain(parked.conn());
-                if (why == null) {
-                    return unpark(parked, id, peerId);
+            long bound = kept ? deadline : Math.min(deadline, System.nanoTime() + WAIT_NANOS);
+            UcxConnection c;
+            try {
+                c = f.get(Math.max(1, bound - System.nanoTime()), TimeUnit.NANOSECONDS);
+            } catch (java.util.concurrent.TimeoutException slow) {
+                if (bound == deadline) {
+                    throw slow;
+                }
+                Rendezvous.writeFully(control, message(Rendezvous.CANCEL, id), deadline);
+                c = f.get(Math.max(1, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
+            }
+            if (c != WITHDRAWN) {
+                return c;
+            }
+            synchronized (this) { // the end stays parked, for a later connect
+                withdrawn = !peerKept;
+                if (!dead && !hungUp && parked != null) {
+                    Links.offer(this);
                 }
             }
+            return null;
         } catch (IOException | java.util.concurrent.ExecutionException | java.util.concurrent.TimeoutException e) {
             // the listener hung up, or did not answer within the connect's bound: the pair ends
         } catch (InterruptedException e) {
@@ -302,6 +339,7 @@ final class Link {
     private UcxConnection unpark(UcxClose old, int id, int peerId) {
         parked = null;
         peerKept = false;
+        withdrawn = false;
         KEPT.decrementAndGet();
         Links.unparked(this);
         REUSED.incrementAndGet();
@@ -372,7 +410,6 @@ final class Link {
                 accepting.completeExceptionally(new SocketException("the listener hung up"));
                 accepting = null;
             }
-            signalKept(new SocketException("the listener hung up"));
             if (parked != null) {
                 teardownLocked();
             }

@@ -46,21 +46,30 @@ final class Links {
         POOL.computeIfAbsent(l.key, k -> new ArrayDeque<>()).addFirst(l);
     }
 
-    /** Takes a parked client end for {@code key}: one whose listener kept its end too if any, else the latest. */
+    /**
+     * Takes a parked client end for {@code key}: one whose listener kept its end too if any, else the latest one
+     * whose CONNECT was never withdrawn.
+     */
     private static synchronized Link take(Path key) {
         ArrayDeque<Link> q = POOL.get(key);
         if (q == null) {
             return null;
         }
-        Link pick = null;
+        Link pick = null, later = null;
         for (Link l : q) {
             if (l.peerKept) {
                 pick = l;
                 break;
             }
+            if (later == null && !l.withdrawn) {
+                later = l; // its listener has not kept its side yet: the CONNECT waits for that
+            }
         }
         if (pick == null) {
-            pick = q.peekFirst();
+            pick = later;
+        }
+        if (pick == null) {
+            return null; // only ends whose servers hold on to their last connections: a new pair
         }
         q.remove(pick);
         if (q.isEmpty()) {

@@ -188,6 +188,63 @@ class UcxKeptPairTest {
     }
 
     /**
+     * A server that holds on to its side of the last connection: the next connect withdraws its CONNECT after
+     * {@code sdp4j.ucx.keep.wait} and makes a new pair (it neither waits for that server nor leaves it a connection
+     * to accept); once the server closes, the pair carries the connect after.
+     */
+    @Test
+    void aServerHoldingItsLastConnectionDelaysNoConnectAndQueuesNothing() throws Exception {
+        java.util.concurrent.CountDownLatch release = new java.util.concurrent.CountDownLatch(1);
+        try (ServerSocket ss = UcxSocketTest.listen()) {
+            Future<?> held = UcxSocketTest.EXEC.submit(() -> {
+                try (Socket s = ss.accept()) {
+                    s.getOutputStream().write(s.getInputStream().read());
+                    assertEquals(-1, s.getInputStream().read());
+                    assertTrue(release.await(30, TimeUnit.SECONDS)); // open past the client's close
+                }
+                return null;
+            });
+            try (Socket c = connect(ss, 0)) {
+                c.getOutputStream().write(3);
+                assertEquals(3, c.getInputStream().read());
+            }
+            awaitParked(true);
+            long reusedBefore = Link.REUSED.get();
+            Future<?> next = UcxSocketTest.EXEC.submit(() -> {
+                try (Socket s = ss.accept()) {
+                    s.getOutputStream().write(s.getInputStream().read() + 1);
+                }
+                return null;
+            });
+            try (Socket c = connect(ss, 0)) {
+                c.getOutputStream().write(4);
+                assertEquals(5, c.getInputStream().read(), "the connect made while the server held the last one");
+            }
+            next.get(10, TimeUnit.SECONDS);
+            assertEquals(reusedBefore, Link.REUSED.get(), "a connection rode the pair the server still held");
+            ss.setSoTimeout(300);
+            assertThrows(SocketTimeoutException.class, ss::accept, "a withdrawn CONNECT queued a connection");
+            ss.setSoTimeout(0);
+            release.countDown();
+            held.get(10, TimeUnit.SECONDS);
+            Link kept = awaitParked(true);
+            awaitPeerKept(kept);
+            Future<?> last = UcxSocketTest.EXEC.submit(() -> {
+                try (Socket s = ss.accept()) {
+                    s.getOutputStream().write(s.getInputStream().read() + 2);
+                }
+                return null;
+            });
+            try (Socket c = connect(ss, 0)) {
+                c.getOutputStream().write(6);
+                assertEquals(8, c.getInputStream().read());
+            }
+            last.get(10, TimeUnit.SECONDS);
+            assertTrue(Link.REUSED.get() > reusedBefore, "the pair kept once the server closed carried no connect");
+        }
+    }
+
+    /**
      * The listener validates what comes on a kept pair: a CONNECT whose id is out of range (what a confused or
      * hostile peer could send) ends the pair; nothing reaches {@code accept}, and the next connect makes a new pair.
      */
