@@ -55,6 +55,26 @@ final class Descriptors {
         return why;
     }
 
+    /**
+     * Whether an idle end may be kept ({@link Link}): only while the process uses under a quarter of its
+     * descriptor limit, so that ends nobody uses never take what the application's own sockets need.
+     */
+    static boolean roomToKeep() {
+        if (OS == null) {
+            return true;
+        }
+        long max = OS.getMaxFileDescriptorCount();
+        if (max <= 0 || max == Long.MAX_VALUE) {
+            return true;
+        }
+        if (lastCount + PER_END < max / 8 && (CALLS.incrementAndGet() & 31) != 0) {
+            return true;
+        }
+        long open = OS.getOpenFileDescriptorCount();
+        lastCount = open;
+        return open + PER_END < max / 4;
+    }
+
     static void settle() {
         PENDING.decrementAndGet();
     }

@@ -42,7 +42,7 @@ import org.sdp4j.ucp.UcpNative;
  */
 final class Link {
     /** Ends kept at most in this process, both sides counted ({@code sdp4j.ucx.keep}; 0: no pair is kept). */
-    static final int MAX_KEPT = org.sdp4j.transport.Props.intProperty("sdp4j.ucx.keep", 128, 0);
+    static final int MAX_KEPT = org.sdp4j.transport.Props.intProperty("sdp4j.ucx.keep", 512, 0);
     /** How long a client keeps an idle end ({@code sdp4j.ucx.keep.idle}, ms); a listener keeps its ends twice that. */
     static final long IDLE_NANOS = org.sdp4j.transport.Props.intProperty("sdp4j.ucx.keep.idle", 5000, 1) * 1_000_000L;
     /**
@@ -107,13 +107,13 @@ final class Link {
 
     /**
      * Whether this end may be kept when its connection closes (asked before the KEEP goes out): not beyond the cap,
-     * and only while the process has room for a new connection's descriptors (a kept end holds its worker's, about
+     * and only while the process uses under a quarter of its descriptor limit (a kept end holds its worker's, about
      * 8; an application under a low {@code ulimit -n} must not run out for its own sockets because of them).
      */
     synchronized boolean keeps() {
         HandshakeServer s = server;
         return MAX_KEPT > 0 && !dead && !hungUp && KEPT.get() < MAX_KEPT && conn != null && !conn.remote
-                && (key != null || s != null && s.isOpen()) && Descriptors.refusal() == null;
+                && (key != null || s != null && s.isOpen()) && Descriptors.roomToKeep();
     }
 
     /**
