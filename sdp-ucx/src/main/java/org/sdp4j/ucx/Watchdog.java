@@ -32,6 +32,7 @@ final class Watchdog implements Runnable {
     private final Thread thread;
     /** How often kept pairs are looked at for their idle bound. */
     private static final long SWEEP_MILLIS = 500;
+    private long lastSweep = System.nanoTime();
 
     private Watchdog() throws IOException {
         selector = Rendezvous.JDK.openSelector();
@@ -93,7 +94,11 @@ final class Watchdog implements Runnable {
                 closeRetired();
                 if (Links.any()) {
                     selector.select(SWEEP_MILLIS); // kept pairs idle too long end (Links.sweep)
-                    Links.sweep();
+                    long now = System.nanoTime();
+                    if (now - lastSweep >= SWEEP_MILLIS * 1_000_000L) {
+                        lastSweep = now;
+                        Links.sweep();
+                    }
                 } else if (!idle()) {
                     selector.select();
                 } else if (selector.select(Math.max(1, IDLE_MILLIS)) == 0 && stopIfStillIdle()) {
