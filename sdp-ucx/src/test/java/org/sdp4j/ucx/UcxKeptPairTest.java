@@ -156,33 +156,12 @@ class UcxKeptPairTest {
         int port;
         try (ServerSocket ss = UcxSocketTest.listen()) {
             port = ss.getLocalPort();
-            Future<?> once = UcxSocketTest.EXEC.submit(() -> {
-                try (Socket s = ss.accept()) {
-                    s.getOutputStream().write(s.getInputStream().read());
-                    s.getInputStream().read();
-                }
-                return null;
-            });
-            try (Socket c = connect(ss, 0)) {
-                c.getOutputStream().write(7);
-                assertEquals(7, c.getInputStream().read());
-            }
-            once.get(10, TimeUnit.SECONDS);
+            exchangeOnce(ss, 7, 0);
             awaitParked(true);
         }
         long reusedBefore = Link.REUSED.get();
         try (ServerSocket ss2 = new ServerSocket(port, 50, InetAddress.getLoopbackAddress())) {
-            Future<?> once = UcxSocketTest.EXEC.submit(() -> {
-                try (Socket s = ss2.accept()) {
-                    s.getOutputStream().write(s.getInputStream().read() + 1);
-                }
-                return null;
-            });
-            try (Socket c = connect(ss2, 0)) {
-                c.getOutputStream().write(41);
-                assertEquals(42, c.getInputStream().read(), "the new listener's answer");
-            }
-            once.get(10, TimeUnit.SECONDS);
+            exchangeOnce(ss2, 41, 1);
         }
         assertEquals(reusedBefore, Link.REUSED.get(), "a pair of the closed listener carried a connection");
     }
@@ -210,17 +189,7 @@ class UcxKeptPairTest {
             }
             awaitParked(true);
             long reusedBefore = Link.REUSED.get();
-            Future<?> next = UcxSocketTest.EXEC.submit(() -> {
-                try (Socket s = ss.accept()) {
-                    s.getOutputStream().write(s.getInputStream().read() + 1);
-                }
-                return null;
-            });
-            try (Socket c = connect(ss, 0)) {
-                c.getOutputStream().write(4);
-                assertEquals(5, c.getInputStream().read(), "the connect made while the server held the last one");
-            }
-            next.get(10, TimeUnit.SECONDS);
+            exchangeOnce(ss, 4, 1); // made while the server held the last connection
             assertEquals(reusedBefore, Link.REUSED.get(), "a connection rode the pair the server still held");
             ss.setSoTimeout(300);
             assertThrows(SocketTimeoutException.class, ss::accept, "a withdrawn CONNECT queued a connection");
@@ -229,17 +198,7 @@ class UcxKeptPairTest {
             held.get(10, TimeUnit.SECONDS);
             Link kept = awaitParked(true);
             awaitPeerKept(kept);
-            Future<?> last = UcxSocketTest.EXEC.submit(() -> {
-                try (Socket s = ss.accept()) {
-                    s.getOutputStream().write(s.getInputStream().read() + 2);
-                }
-                return null;
-            });
-            try (Socket c = connect(ss, 0)) {
-                c.getOutputStream().write(6);
-                assertEquals(8, c.getInputStream().read());
-            }
-            last.get(10, TimeUnit.SECONDS);
+            exchangeOnce(ss, 6, 2);
             assertTrue(Link.REUSED.get() > reusedBefore, "the pair kept once the server closed carried no connect");
         }
     }
@@ -251,18 +210,7 @@ class UcxKeptPairTest {
     @Test
     void aControlMessageOutOfPlaceEndsThePairAndQueuesNothing() throws Exception {
         try (ServerSocket ss = UcxSocketTest.listen()) {
-            Future<?> once = UcxSocketTest.EXEC.submit(() -> {
-                try (Socket s = ss.accept()) {
-                    s.getOutputStream().write(s.getInputStream().read());
-                    s.getInputStream().read();
-                }
-                return null;
-            });
-            try (Socket c = connect(ss, 0)) {
-                c.getOutputStream().write(1);
-                assertEquals(1, c.getInputStream().read());
-            }
-            once.get(10, TimeUnit.SECONDS);
+            exchangeOnce(ss, 1, 0);
             Link client = awaitParked(true);
             awaitPeerKept(client);
             Rendezvous.writeFully(client.control, Link.message(Rendezvous.CONNECT, 0x10000),
@@ -276,19 +224,28 @@ class UcxKeptPairTest {
             assertThrows(SocketTimeoutException.class, ss::accept, "a bad CONNECT queued a connection");
             ss.setSoTimeout(0);
             long reusedBefore = Link.REUSED.get();
-            Future<?> again = UcxSocketTest.EXEC.submit(() -> {
-                try (Socket s = ss.accept()) {
-                    s.getOutputStream().write(s.getInputStream().read());
-                }
-                return null;
-            });
-            try (Socket c = connect(ss, 0)) {
-                c.getOutputStream().write(9);
-                assertEquals(9, c.getInputStream().read());
-            }
-            again.get(10, TimeUnit.SECONDS);
+            exchangeOnce(ss, 9, 0);
             assertEquals(reusedBefore, Link.REUSED.get(), "the ended pair carried a connection");
         }
+    }
+
+    /**
+     * One connection to {@code ss}: the client sends {@code b}, the server answers {@code b + add} and reads to the
+     * end-of-stream, both close; every byte checked, the server's failure rethrown.
+     */
+    private static void exchangeOnce(ServerSocket ss, int b, int add) throws Exception {
+        Future<?> server = UcxSocketTest.EXEC.submit(() -> {
+            try (Socket s = ss.accept()) {
+                s.getOutputStream().write(s.getInputStream().read() + add);
+                assertEquals(-1, s.getInputStream().read(), "the client's end-of-stream");
+            }
+            return null;
+        });
+        try (Socket c = connect(ss, 0)) {
+            c.getOutputStream().write(b);
+            assertEquals(b + add, c.getInputStream().read());
+        }
+        server.get(10, TimeUnit.SECONDS);
     }
 
     private static Socket connect(ServerSocket ss, int timeout) throws Exception {
