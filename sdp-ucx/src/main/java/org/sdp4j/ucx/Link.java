@@ -26,11 +26,12 @@ import org.sdp4j.ucp.UcpNative;
  * <ul>
  *   <li>a side whose connection closed cleanly, with no request left in flight, sends {@link Rendezvous#KEEP} and
  *       parks its end ({@link #park});</li>
- *   <li>a client connecting to the same listener again takes a parked end of its own ({@link Links#connect}) and
- *       sends {@link Rendezvous#CONNECT} with its new id, even before the listener's KEEP came (a connect right after
- *       a close need not wait for the server to close first, as a TCP connect does not);</li>
+ *   <li>a client connecting to the same listener again takes a parked end of its own whose listener kept its side
+ *       too ({@link Links#connect}) and sends {@link Rendezvous#CONNECT} with its new id; with none (the server has
+ *       not closed its side of the last connection yet, as right after a close) it makes a new pair: no connect
+ *       waits for another connection's server;</li>
  *   <li>the listener, once its own end is parked and the client's KEEP came, queues a new connection for
- *       {@code accept} and answers {@link Rendezvous#ACCEPT} with its id ({@link #serve}); a listener that closed,
+ *       {@code accept} and answers {@link Rendezvous#ACCEPT} with its id ({@link #serveLocked}); a listener that closed,
  *       or whose end was not kept, hangs up instead, and the client makes a new pair as before;</li>
  *   <li>before a kept pair carries the next connection, each side discards what the peer sent on the last one that
  *       its application never read ({@link #drain}): the peer's marker counted it, and the peer flushed it first.</li>
@@ -45,13 +46,6 @@ final class Link {
     static final int MAX_KEPT = org.sdp4j.transport.Props.intProperty("sdp4j.ucx.keep", 512, 0);
     /** How long a client keeps an idle end ({@code sdp4j.ucx.keep.idle}, ms); a listener keeps its ends twice that. */
     static final long IDLE_NANOS = org.sdp4j.transport.Props.intProperty("sdp4j.ucx.keep.idle", 5000, 1) * 1_000_000L;
-    /**
-     * How long a client waits for the listener's answer on a kept end whose listener has not kept its side yet
-     * ({@code sdp4j.ucx.keep.wait}, ms) before it withdraws its CONNECT and makes a new pair instead: the listener
-     * answers once the server closed its side of the last connection, which a server does when it reads the
-     * end-of-stream.
-     */
-    static final long WAIT_NANOS = org.sdp4j.transport.Props.intProperty("sdp4j.ucx.keep.wait", 5, 1) * 1_000_000L;
     /** The most a side spends discarding the last connection's unread bytes (flushed before its marker: there). */
     private static final long DRAIN_NANOS = 50_000_000L;
     private static final AtomicInteger KEPT = new AtomicInteger();
@@ -71,11 +65,6 @@ final class Link {
     volatile Path key;
     /** The peer sent {@link Rendezvous#KEEP} for the last connection (read without the lock by {@link Links#take}). */
     volatile boolean peerKept;
-    /**
-     * Client side: a CONNECT on this end was withdrawn while the listener still had the last connection open; until
-     * its KEEP comes, later connects make new pairs rather than wait on it again ({@link Links#take}).
-     */
-    volatile boolean withdrawn;
     /** When this end was parked ({@link System#nanoTime}). */
     volatile long parkedAt;
 
@@ -86,10 +75,7 @@ final class Link {
     /** Client side: the connector waiting for the answer to its CONNECT, and that CONNECT's id. */
     private CompletableFuture<UcxConnection> accepting;
     private int connecting;
-    /** Answers {@link #reconnect} gets for a withdrawn CONNECT. */
-    private static final UcxConnection WITHDRAWN = null;
-    /** Listener side: the id of the last CONNECT served (a CANCEL of it crossed our ACCEPT: nothing to do). */
-    private int lastServed = -1;
+
     /** What {@link #drain} leaves the next connection: a receive posted into its staging, bytes already there. */
     private long adoptOp;
     private int adoptFrom, adoptTo;
@@ -164,12 +150,6 @@ final class Link {
             case Rendezvous.ACCEPT -> {
                 return accepted(v);
             }
-            case Rendezvous.CANCEL -> {
-                return cancelRequested(v);
-            }
-            case Rendezvous.CANCELLED -> {
-                return cancelled(v);
-            }
             default -> {
                 return false;
             }
@@ -206,7 +186,6 @@ final class Link {
             int id = UcxConnection.IDS.incrementAndGet() & 0xFFFF;
             // the connection first: what the client sends after our ACCEPT is the new connection's
             UcxConnection c = unpark(old, id, pendingConnect);
-            lastServed = pendingConnect;
             pendingConnect = -1;
             try {
                 Rendezvous.writeFully(control, message(Rendezvous.ACCEPT, id),
@@ -249,83 +228,25 @@ final class Link {
         return true;
     }
 
-    /** Listener side: the client gave up waiting for our side of the last connection to close (watchdog thread). */
-    private boolean cancelRequested(long id) {
-        synchronized (this) {
-            if (server == null || id < 0 || id > 0xFFFF) {
-                return false;
-            }
-            if (id == lastServed && pendingConnect < 0) {
-                return true; // our ACCEPT is on its way: the client takes the connection
-            }
-            if (id != pendingConnect) {
-                return false;
-            }
-            pendingConnect = -1;
-        }
-        try {
-            Rendezvous.writeFully(control, message(Rendezvous.CANCELLED, id),
-                    System.nanoTime() + UcxConnection.CLOSE_BOUND_NANOS);
-            return true;
-        } catch (IOException e) {
-            return false;
-        }
-    }
-
-    /** Client side: the listener dropped our CONNECT (watchdog thread); the end stays parked. */
-    private synchronized boolean cancelled(long id) {
-        if (accepting == null || id < 0 || id > 0xFFFF) {
-            return false;
-        }
-        accepting.complete(WITHDRAWN);
-        accepting = null;
-        return true;
-    }
-
     /**
-     * Client side, on an end taken from {@link Links}: asks the listener for a new connection on this pair. Null
-     * when the pair cannot carry one now; the caller makes a new pair. The CONNECT goes out at once, even before the
-     * listener kept its side of the last connection (a connect right after a close: the server has not read the
-     * end-of-stream yet); the listener answers once it has. If that takes longer than {@link #WAIT_NANOS} the
-     * client withdraws it ({@link Rendezvous#CANCEL}; the listener's watchdog answers {@link Rendezvous#CANCELLED}
-     * at once, or its ACCEPT crossed the CANCEL and the connection is taken) and keeps the end for a later connect.
-     * Every wait ends by {@code deadline} (the caller's connect bound).
+     * Client side, on an end taken from {@link Links} (its listener kept its side too): asks the listener for a new
+     * connection on this pair and waits for the answer, which the listener's watchdog makes at once: ACCEPT, or a
+     * hang-up (listener closed, queue full). Null when the pair could not carry one (it is ended then); the caller
+     * makes a new pair. The wait ends by {@code deadline} (the caller's connect bound).
      */
     UcxConnection reconnect(long deadline) {
         CompletableFuture<UcxConnection> f = new CompletableFuture<>();
         int id = UcxConnection.IDS.incrementAndGet() & 0xFFFF;
-        boolean kept;
         synchronized (this) {
-            if (dead || hungUp || parked == null || accepting != null) {
+            if (dead || hungUp || parked == null || !peerKept || accepting != null) {
                 return null;
             }
             accepting = f;
             connecting = id;
-            kept = peerKept;
         }
         try {
             Rendezvous.writeFully(control, message(Rendezvous.CONNECT, id), deadline);
-            long bound = kept ? deadline : Math.min(deadline, System.nanoTime() + WAIT_NANOS);
-            UcxConnection c;
-            try {
-                c = f.get(Math.max(1, bound - System.nanoTime()), TimeUnit.NANOSECONDS);
-            } catch (java.util.concurrent.TimeoutException slow) {
-                if (bound == deadline) {
-                    throw slow;
-                }
-                Rendezvous.writeFully(control, message(Rendezvous.CANCEL, id), deadline);
-                c = f.get(Math.max(1, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
-            }
-            if (c != WITHDRAWN) {
-                return c;
-            }
-            synchronized (this) { // the end stays parked, for a later connect
-                withdrawn = !peerKept;
-                if (!dead && !hungUp && parked != null) {
-                    Links.offer(this);
-                }
-            }
-            return null;
+            return f.get(Math.max(1, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
         } catch (IOException | java.util.concurrent.ExecutionException | java.util.concurrent.TimeoutException e) {
             // the listener hung up, or did not answer within the connect's bound: the pair ends
         } catch (InterruptedException e) {
@@ -339,7 +260,6 @@ final class Link {
     private UcxConnection unpark(UcxClose old, int id, int peerId) {
         parked = null;
         peerKept = false;
-        withdrawn = false;
         KEPT.decrementAndGet();
         Links.unparked(this);
         REUSED.incrementAndGet();

@@ -47,35 +47,25 @@ final class Links {
     }
 
     /**
-     * Takes a parked client end for {@code key}: one whose listener kept its end too if any, else the latest one
-     * whose CONNECT was never withdrawn.
+     * Takes a parked client end for {@code key} whose listener kept its side too (the most recently parked first),
+     * or null: an end whose server has not closed its side of the last connection is not waited for.
      */
     private static synchronized Link take(Path key) {
         ArrayDeque<Link> q = POOL.get(key);
         if (q == null) {
             return null;
         }
-        Link pick = null, later = null;
-        for (Link l : q) {
+        for (Iterator<Link> i = q.iterator(); i.hasNext(); ) {
+            Link l = i.next();
             if (l.peerKept) {
-                pick = l;
-                break;
+                i.remove();
+                if (q.isEmpty()) {
+                    POOL.remove(key);
+                }
+                return l;
             }
-            if (later == null && !l.withdrawn) {
-                later = l; // its listener has not kept its side yet: the CONNECT waits for that
-            }
         }
-        if (pick == null) {
-            pick = later;
-        }
-        if (pick == null) {
-            return null; // only ends whose servers hold on to their last connections: a new pair
-        }
-        q.remove(pick);
-        if (q.isEmpty()) {
-            POOL.remove(key);
-        }
-        return pick;
+        return null;
     }
 
     static synchronized void remove(Link l) {

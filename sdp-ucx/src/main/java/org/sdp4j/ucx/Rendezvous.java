@@ -50,7 +50,7 @@ final class Rendezvous {
      * with one {@link #READY} byte that its side is made, after the wire-up, before the client's connect returns.
      * 5: a side that closes across hosts says so ({@link #CLOSED}) and keeps its endpoint until the peer did too.
      * 6: a closed connection's endpoint pair is kept for the next connection between the two processes
-     * ({@link #KEEP}, {@link #CONNECT}, {@link #ACCEPT}, {@link #CANCEL}, {@link #CANCELLED}; see {@link Link}).
+     * ({@link #KEEP}, {@link #CONNECT}, {@link #ACCEPT}; see {@link Link}).
      */
     static final int VERSION = 6;
     /** Control messages after the handshake, 9 bytes each: type, then a long. FIN: end-of-stream, bytes sent in all. */
@@ -63,10 +63,6 @@ final class Rendezvous {
     static final byte CONNECT = 4;
     /** Listener, on a kept pair: the new connection is queued for {@code accept}; the listener's id. */
     static final byte ACCEPT = 5;
-    /** Client, on a kept pair: withdraws the CONNECT of that id (the listener took too long to keep its side). */
-    static final byte CANCEL = 6;
-    /** Listener, on a kept pair: the CONNECT of that id is dropped; the pair stays kept. */
-    static final byte CANCELLED = 7;
     /** The listener's first byte on a rendezvous connection: alive, the client's account checked, queued. */
     static final byte QUEUED = 'Q';
     /** The listener's last handshake byte: its side of the connection is made (the client's connect may return). */

@@ -167,9 +167,9 @@ class UcxKeptPairTest {
     }
 
     /**
-     * A server that holds on to its side of the last connection: the next connect withdraws its CONNECT after
-     * {@code sdp4j.ucx.keep.wait} and makes a new pair (it neither waits for that server nor leaves it a connection
-     * to accept); once the server closes, the pair carries the connect after.
+     * A server that holds on to its side of the last connection: the next connect makes a new pair (it neither
+     * waits for that server nor leaves it a connection to accept); once the server closes, the pair carries the
+     * connect after.
      */
     @Test
     void aServerHoldingItsLastConnectionDelaysNoConnectAndQueuesNothing() throws Exception {
@@ -192,7 +192,7 @@ class UcxKeptPairTest {
             exchangeOnce(ss, 4, 1); // made while the server held the last connection
             assertEquals(reusedBefore, Link.REUSED.get(), "a connection rode the pair the server still held");
             ss.setSoTimeout(300);
-            assertThrows(SocketTimeoutException.class, ss::accept, "a withdrawn CONNECT queued a connection");
+            assertThrows(SocketTimeoutException.class, ss::accept, "a connection was queued on the held pair");
             ss.setSoTimeout(0);
             release.countDown();
             held.get(10, TimeUnit.SECONDS);
