@@ -95,7 +95,9 @@ public final class CompareTransports {
             // a local connection's busy-poll on a machine of fewer than 4 CPUs, as before issue 18 made it none
             "ucx-poll100", List.of("ucx", "-Dsdp4j.ucx.poll=100"),
             // a sleeping waiter's first bound as the watchdog's alarms had it, 1 ms (issue 18: now 50 us)
-            "ucx-tick1ms", List.of("ucx", "-Dsdp4j.ucx.tick=1000"));
+            "ucx-tick1ms", List.of("ucx", "-Dsdp4j.ucx.tick=1000"),
+            // no spare workers made ahead: a new pair's connect makes its own when the pool is empty (as before)
+            "ucx-nospares", List.of("ucx", "-Dsdp4j.ucx.pool.spares=0"));
 
     /** One transport configuration and whether it can run here. */
     static final class Config {

@@ -45,15 +45,21 @@ final class Watchdog implements Runnable {
      * made non-blocking here, by the caller, so that the watchdog never takes the channel's read and write locks to
      * configure it while a user thread writes.
      */
-    static synchronized void watch(Link c) throws IOException {
+    static void watch(Link c) throws IOException {
         c.control.configureBlocking(false);
-        if (instance == null) {
-            instance = new Watchdog();
-            instance.thread.start();
+        Watchdog w;
+        synchronized (Watchdog.class) {
+            if (instance == null) {
+                instance = new Watchdog();
+                instance.thread.start();
+            }
+            w = instance;
+            w.watched++;
+            w.added.add(c);
         }
-        instance.watched++;
-        instance.added.add(c);
-        instance.selector.wakeup();
+        // outside the lock (a write to the selector's wake-up descriptor): a burst of handshakes queued on it. A
+        // watchdog that stopped meanwhile has found this link queued and stayed (stopIfStillIdle)
+        w.selector.wakeup();
     }
 
     /**

@@ -17,11 +17,21 @@ import org.openucx.jucx.ucp.UcpWorkerParams;
  * <p>A worker serves at most {@code sdp4j.ucx.pool.uses} (default 64) connections: UCX 1.13 frees an endpoint
  * that the peer connected to only with its worker ("to enable remote endpoints keep sending", ucp_ep.c), so a
  * pooled worker keeps every endpoint it ever closed, and the peers' FIFOs it attached to, until it is destroyed.
+ *
+ * <p>A connect that finds no idle worker makes one (2-6 ms on two CPUs, each side of a new local pair), so once a
+ * take has found none (the process's first aside), a take that leaves fewer than {@code sdp4j.ucx.pool.spares}
+ * (default 2) idle asks a thread of the pool's own to make spares: the next new pairs find theirs made, and a virtual thread's carrier does not spend those milliseconds in
+ * UCX. Spares are made only while the process has room for kept ends ({@link Descriptors#roomToKeep}).
  */
 final class WorkerPool {
     static final int MAX_IDLE = org.sdp4j.transport.Props.intProperty("sdp4j.ucx.pool", 8, 0);
     static final int MAX_USES = org.sdp4j.transport.Props.intProperty("sdp4j.ucx.pool.uses", 64, 1);
+    static final int SPARES = Math.min(MAX_IDLE, org.sdp4j.transport.Props.intProperty("sdp4j.ucx.pool.spares", 2, 0));
     private static final ArrayDeque<UcpWorker> IDLE = new ArrayDeque<>();
+    /** The thread making spares now, or null (under {@code IDLE}'s lock). */
+    private static Thread maker;
+    /** A take found no idle worker after one was made: the process makes new pairs (under {@code IDLE}'s lock). */
+    private static boolean sparesWanted;
     /**
      * Each live worker's connections served and its UCX address, read-only, taken once (jucx's {@code getAddress}
      * packs it anew and copies it into a new direct buffer, 40 us a side of a local connect). Under {@code IDLE}'s
@@ -45,13 +55,70 @@ final class WorkerPool {
     private WorkerPool() {}
 
     static UcpWorker take() throws IOException {
+        UcpWorker w;
+        Thread start = null;
         synchronized (IDLE) {
-            UcpWorker w = IDLE.pollFirst();
+            w = IDLE.pollFirst();
             if (w != null) {
                 LIVE.get(w).uses++;
-                return w;
+            }
+            // not for a process's first worker: one that makes a single connection makes no spare
+            sparesWanted |= w == null && CREATED.get() > 0;
+            if (sparesWanted && IDLE.size() < SPARES && maker == null) {
+                start = maker = new Thread(WorkerPool::spares, "sdp4j-ucx-spare-workers");
             }
         }
+        if (start != null) { // outside the lock: a thread's start can take milliseconds on a busy machine
+            start.setDaemon(true);
+            try {
+                start.start();
+            } catch (OutOfMemoryError e) { // no thread to be had: connects make their own workers, as before
+                synchronized (IDLE) {
+                    if (maker == start) {
+                        maker = null;
+                    }
+                }
+            }
+        }
+        return w != null ? w : create();
+    }
+
+    /** The spare maker: fills the pool up to {@link #SPARES} idle workers, then ends. */
+    private static void spares() {
+        try {
+            while (true) {
+                synchronized (IDLE) {
+                    if (IDLE.size() >= SPARES || maker != Thread.currentThread()) {
+                        return;
+                    }
+                }
+                if (!Descriptors.roomToKeep()) {
+                    return;
+                }
+                UcpWorker w = create();
+                synchronized (IDLE) {
+                    if (IDLE.size() < MAX_IDLE && maker == Thread.currentThread()) {
+                        IDLE.addLast(w); // behind the reused ones: a fresh worker's uses start at 0
+                        LIVE.get(w).uses = 0;
+                        continue;
+                    }
+                    LIVE.remove(w);
+                }
+                w.close();
+                return;
+            }
+        } catch (IOException | RuntimeException | OutOfMemoryError e) {
+            // UCX could not make one (out of memory, shared memory or descriptors): the connect that needs it says so
+        } finally {
+            synchronized (IDLE) {
+                if (maker == Thread.currentThread()) {
+                    maker = null;
+                }
+            }
+        }
+    }
+
+    private static UcpWorker create() throws IOException {
         Quarantine.sweep(); // before a descriptor number can be taken again (see there)
         // MULTI thread mode: a reader, a writer and close() may be in the worker at once
         UcpWorker w = Ucx.context().newWorker(new UcpWorkerParams().requestThreadSafety().requestWakeupRX()
@@ -113,6 +180,18 @@ final class WorkerPool {
     /** Closes the idle workers (tests measure descriptors and mappings against an empty pool). */
     static void drain() {
         Links.drain(); // kept pairs hold workers too
+        Thread m;
+        synchronized (IDLE) {
+            m = maker;
+            maker = null; // it stops at its next worker and closes it
+        }
+        if (m != null) {
+            try {
+                m.join(10_000);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }
         while (true) {
             UcpWorker w;
             synchronized (IDLE) {
