@@ -229,4 +229,39 @@ class UcxWorkerReuseTest {
             assertEquals(i & 0xFF, c.getInputStream().read());
         }
     }
+
+    /**
+     * Workers made ahead ({@link WorkerPool#take}): once a connect found the pool empty, a thread of the pool's own
+     * keeps {@link WorkerPool#SPARES} idle workers, so that the next new pair's connect takes one instead of making
+     * it.
+     */
+    @Test
+    void sparesAreMadeAheadOnceTheProcessMakesNewPairs() throws Exception {
+        try (ServerSocket ss = UcxSocketTest.listen(); Socket c0 = new Socket(InetAddress.getLoopbackAddress(),
+                ss.getLocalPort()); Socket s0 = ss.accept()) {
+            // a process's first workers make no spares (one that makes a single connection needs none); these have
+            // been made. With the pool emptied, the next connect finds none: the process makes new pairs
+            WorkerPool.drain();
+            Socket c = new Socket(InetAddress.getLoopbackAddress(), ss.getLocalPort());
+            Socket s = ss.accept();
+            long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+            while (WorkerPool.idle() < WorkerPool.SPARES && System.nanoTime() - end < 0) {
+                Thread.sleep(10);
+            }
+            assertTrue(WorkerPool.idle() >= WorkerPool.SPARES, () -> WorkerPool.idle() + " idle workers, "
+                    + WorkerPool.SPARES + " spares expected");
+            long created = WorkerPool.CREATED.get();
+            // `c0` and `c` stay open: their pairs are in use, so this connect makes a new pair, on the spares
+            try (Socket c2 = new Socket(InetAddress.getLoopbackAddress(), ss.getLocalPort()); Socket s2 = ss.accept()) {
+                c2.getOutputStream().write(9);
+                assertEquals(9, s2.getInputStream().read());
+            }
+            // workers made since are the next spares (at most SPARES): with none made ahead, this connect's two
+            // ends would have made two and the maker two more
+            assertTrue(WorkerPool.CREATED.get() - created <= WorkerPool.SPARES, () -> "workers made since: "
+                    + (WorkerPool.CREATED.get() - created));
+            c.close();
+            s.close();
+        }
+    }
 }
