@@ -45,6 +45,22 @@ class UcxDirectMemoryTest {
         scarce(List.of("bash", "-c", "ulimit -n 400 && exec \"$0\" \"$@\""), "-Dsdp4j.ucx.fdShare=50", 64 << 10);
     }
 
+    /**
+     * Direct memory held only by garbage (closed connections' staging buffers, not yet collected) is room: a process
+     * that allocated little on the heap used to find none, and sent every later connection to TCP.
+     */
+    @Test
+    void directMemoryHeldByGarbageIsRoomForStaging() throws Exception {
+        Process p = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                "-XX:MaxDirectMemorySize=16m", "-cp", System.getProperty("surefire.test.class.path",
+                        System.getProperty("java.class.path")), StagingReclaimPeer.class.getName())
+                .redirectErrorStream(true).start();
+        String out = new String(p.getInputStream().readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
+        assertTrue(p.waitFor(60, TimeUnit.SECONDS), out);
+        assertEquals(0, p.exitValue(), out);
+        assertTrue(out.contains("ROOM true"), () -> "no staging room beside garbage alone: " + out);
+    }
+
     private static void scarce(List<String> prefix, String limit, int size) throws Exception {
         Path err = Files.createTempFile("ucx-direct", ".err");
         List<String> cmd = new ArrayList<>(prefix);
