@@ -56,8 +56,7 @@ class UcxDirectMemoryTest {
                         System.getProperty("java.class.path")), StagingReclaimPeer.class.getName())
                 .redirectErrorStream(true).start();
         String out = new String(p.getInputStream().readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
-        assertTrue(p.waitFor(60, TimeUnit.SECONDS), out);
-        assertEquals(0, p.exitValue(), out);
+        assertEquals(0, p.waitFor(), out); // a hung peer fails by the class @Timeout
         assertTrue(out.contains("ROOM true"), () -> "no staging room beside garbage alone: " + out);
     }
 

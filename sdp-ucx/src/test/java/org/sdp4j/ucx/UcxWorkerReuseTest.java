@@ -244,12 +244,9 @@ class UcxWorkerReuseTest {
             WorkerPool.drain();
             Socket c = new Socket(InetAddress.getLoopbackAddress(), ss.getLocalPort());
             Socket s = ss.accept();
-            long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
-            while (WorkerPool.idle() < WorkerPool.SPARES && System.nanoTime() - end < 0) {
+            while (WorkerPool.idle() < WorkerPool.SPARES) { // none made ahead fails by the class @Timeout
                 Thread.sleep(10);
             }
-            assertTrue(WorkerPool.idle() >= WorkerPool.SPARES, () -> WorkerPool.idle() + " idle workers, "
-                    + WorkerPool.SPARES + " spares expected");
             long created = WorkerPool.CREATED.get();
             // `c0` and `c` stay open: their pairs are in use, so this connect makes a new pair, on the spares
             try (Socket c2 = new Socket(InetAddress.getLoopbackAddress(), ss.getLocalPort()); Socket s2 = ss.accept()) {
