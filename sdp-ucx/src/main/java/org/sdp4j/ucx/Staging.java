@@ -140,7 +140,11 @@ final class Staging {
 
     /** Whether {@code bytes} more of staging leaves the JDK its share of direct memory. */
     static boolean directRoom(long bytes) {
-        return DIRECT_POOL == null || DIRECT_POOL.getMemoryUsed() + bytes <= DIRECT_ROOM || reclaimed(bytes);
+        return DIRECT_POOL == null || fits(bytes) || reclaimed(bytes);
+    }
+
+    private static boolean fits(long bytes) {
+        return DIRECT_POOL.getMemoryUsed() + bytes <= DIRECT_ROOM;
     }
 
     /** One collection at a time; callers that come meanwhile wait for its outcome (a lock a virtual thread parks on). */
@@ -160,7 +164,7 @@ final class Staging {
     private static boolean reclaimed(long bytes) {
         RECLAIM.lock();
         try {
-            if (DIRECT_POOL.getMemoryUsed() + bytes <= DIRECT_ROOM) {
+            if (fits(bytes)) {
                 return true; // the collection another caller asked for made room
             }
             long now = System.nanoTime();
@@ -170,12 +174,12 @@ final class Staging {
             lastReclaim = now;
             System.gc();
             for (int sleep = 1; sleep <= 256; sleep <<= 1) {
-                if (DIRECT_POOL.getMemoryUsed() + bytes <= DIRECT_ROOM) {
+                if (fits(bytes)) {
                     return true;
                 }
                 Thread.sleep(sleep);
             }
-            return DIRECT_POOL.getMemoryUsed() + bytes <= DIRECT_ROOM;
+            return fits(bytes);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             return false;

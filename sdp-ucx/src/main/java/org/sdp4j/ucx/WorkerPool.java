@@ -20,8 +20,9 @@ import org.openucx.jucx.ucp.UcpWorkerParams;
  *
  * <p>A connect that finds no idle worker makes one (2-6 ms on two CPUs, each side of a new local pair), so once a
  * take has found none (the process's first aside), a take that leaves fewer than {@code sdp4j.ucx.pool.spares}
- * (default 2) idle asks a thread of the pool's own to make spares: the next new pairs find theirs made, and a virtual thread's carrier does not spend those milliseconds in
- * UCX. Spares are made only while the process has room for kept ends ({@link Descriptors#roomToKeep}).
+ * (default 2) idle asks a thread of the pool's own to make spares: the next new pairs find theirs made, and a
+ * virtual thread's carrier does not spend those milliseconds in UCX. Spares are made only while the process has
+ * room for kept ends ({@link Descriptors#roomToKeep}).
  */
 final class WorkerPool {
     static final int MAX_IDLE = org.sdp4j.transport.Props.intProperty("sdp4j.ucx.pool", 8, 0);
