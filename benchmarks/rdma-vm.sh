@@ -3,12 +3,14 @@
 # benchmark org.sdp4j.bench.RdmaVsRstream (plain java.net.Socket under the agent, "use sdp") interleaved round by
 # round with rstream's own client and server (default busy-poll mode and -T b), ratios sdp4j / rstream.
 #
-# usage: benchmarks/rdma-vm.sh [--rounds N] [--busypoll N] [--out DIR] [--timeout S]
+# usage: benchmarks/rdma-vm.sh [--rounds N] [--busypoll N [--no-policy]] [--out DIR] [--timeout S]
 #   --rounds N    measured rounds (default 8; one more warm-up round is run and dropped)
 #   --out DIR     where the result goes (default benchmarks/target/rdma-vm): summary.md, summary.json, raw.tsv, logs
 #   --timeout S   the VM's overall limit (default 600)
 #   --busypoll N  also measure sdp4j with -Dsdp4j.rsocket.busypoll=N (the busypoll tunable, docs/tunables.md:
 #                 busy-poll the rsocket up to N µs before sleeping in rpoll); --spin-us N is an old name for it
+#   --no-policy   with --busypoll: a third JVM spins as before the shared waiting policy (-Dsdp4j.spin.policy=false),
+#                 so the policy's effect on the ratios is read side by side (issue 18)
 #   finer knobs (environment, passed into the guest): SDP4J_BENCH_LAT_ITERS, SDP4J_BENCH_BW_ITERS, SDP4J_BENCH_JMH,
 #   SDP4J_BENCH_COUNT (see native/vm-tests/bench-rdma.sh)
 # About 3-5 minutes on an idle 2-core host, boot included (the VM runs under TCG: ABSOLUTE NUMBERS ARE MEANINGLESS,
@@ -25,6 +27,7 @@ while [ $# -gt 0 ]; do
     --out) out=$2; shift 2 ;;
     --timeout) timeout=$2; shift 2 ;;
     --busypoll|--spin-us) export SDP4J_BENCH_BUSYPOLL_US=$2; shift 2 ;;
+    --no-policy) export SDP4J_BENCH_NOPOLICY=1; shift ;;
     -h|--help) sed -n '2,/^set -euo/p' "${BASH_SOURCE[0]}" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
     *) echo "rdma-vm.sh: unknown argument $1 (--help)" >&2; exit 2 ;;
   esac

@@ -25,7 +25,9 @@
 # Tunables (environment; SDP4J_* reach the guest): SDP4J_BENCH_ROUNDS (8), SDP4J_BENCH_LAT_ITERS (rstream -I for
 # the round trip, 3000), SDP4J_BENCH_BW_ITERS (rstream -I for streaming, 3), SDP4J_BENCH_JMH ("1 300 2 500":
 # warm-up iterations, ms, measured iterations, ms per sdp4j run), SDP4J_BENCH_COUNT (messages per exchange, 32),
-# SDP4J_BENCH_BUSYPOLL_US (unset: no sdp4j-busypoll variant).
+# SDP4J_BENCH_BUSYPOLL_US (unset: no sdp4j-busypoll variant), SDP4J_BENCH_NOPOLICY=1 (with a busypoll: a third
+# JVM, "sdp4j-busypoll-nopolicy", spins as before the shared waiting policy, -Dsdp4j.spin.policy=false: issue 18's
+# check that the policy makes no ratio worse).
 # Output: $SDP4J_OUT/bench/ (raw.tsv, summary.md, summary.json, sdp4j*.log and sdp4j*-jmh.json per measuring JVM,
 # rstream-*.log).
 set -uo pipefail
@@ -66,13 +68,16 @@ printf '%s\n' 'log min-level 7 destination stderr' "use sdp server * $addr:*" "u
   'use tcp server * *:*' 'use tcp client * *:*' > "$out/libsdp.conf"
 variants=(sdp4j)
 [ -n "${SDP4J_BENCH_BUSYPOLL_US:-}" ] && variants+=(sdp4j-busypoll)
+[ -n "${SDP4J_BENCH_BUSYPOLL_US:-}" ] && [ "${SDP4J_BENCH_NOPOLICY:-0}" = 1 ] && variants+=(sdp4j-busypoll-nopolicy)
 fifos=$(mktemp -d)
 declare -A jin jout jpid
 for v in "${variants[@]}"; do
   mkfifo "$fifos/$v.in" "$fifos/$v.out"
   rm -f "$out/$v.log"
-  if [ "$v" = sdp4j-busypoll ]; then busypoll=$SDP4J_BENCH_BUSYPOLL_US; else busypoll=0; fi
+  case $v in sdp4j-busypoll*) busypoll=$SDP4J_BENCH_BUSYPOLL_US ;; *) busypoll=0 ;; esac
+  case $v in *-nopolicy) policy=false ;; *) policy=true ;; esac
   "$java" -XX:+UseSerialGC -Xms256m -Xmx256m -Djava.net.preferIPv4Stack=true -Dsdp4j.rsocket.busypoll="$busypoll" \
+    -Dsdp4j.spin.policy=$policy \
     -javaagent:"$agent"=conf="$out/libsdp.conf" -Dsdp4j.bench.host=$addr \
     -cp "$jar" org.sdp4j.bench.BenchServer --json "$out/$v-jmh.json" --log "$out/$v.log" \
     < "$fifos/$v.in" > "$fifos/$v.out" 2>> "$out/$v.log" &
@@ -181,7 +186,7 @@ awk -F'\t' -v rounds="$rounds" -v count="$count" -v bw="$size_bw" -v secs="$secs
   }
   function mbit(us) { return 2 * count * bw * 8 / us }
   function val(t, impl) { return t == "lat" ? sprintf("%.1f µs", gm(t, impl)) : sprintf("%.1f Mbit/s", mbit(gm(t, impl))) }
-  function name(a) { return a == "sdp4j" ? "sdp4j" : "sdp4j, -Dsdp4j.rsocket.busypoll=" busypoll }
+  function name(a) { return a == "sdp4j" ? "sdp4j" : "sdp4j, -Dsdp4j.rsocket.busypoll=" busypoll (a ~ /-nopolicy$/ ? " -Dsdp4j.spin.policy=false" : "") }
   END {
     nv = split(variants, vs, " "); nrefs = split("rstream rstream-b", refs, " ")
     split("lat bw", tests, " ")
