@@ -6,9 +6,13 @@ import java.util.concurrent.locks.LockSupport;
 /**
  * How a waiting reader or writer of an accelerated transport (ucx, rsockets) spins before it blocks on the
  * transport's event descriptor: one turn of a spin is {@link #pause}, which gives the CPU away ({@code Thread.yield()})
- * while more threads are runnable than there are CPUs - a thread ready to run, perhaps the very peer whose answer it
- * waits for, then runs at once - and otherwise only hints the processor ({@code Thread.onSpinWait()}: no system call,
- * so an idle machine keeps a spin's full speed). The number of runnable threads is the kernel's ({@code
+ * while more threads are runnable than there are CPUs and the peer runs on this machine's CPUs (ucx on this host) -
+ * a thread ready to run, perhaps the very peer whose answer it waits for, then runs at once - and otherwise only
+ * hints the processor ({@code Thread.onSpinWait()}: no system call, so an idle machine keeps a spin's full speed).
+ * A peer on another host (rsockets, which has no loopback; ucx across hosts) needs none of this machine's CPU to
+ * answer, and yielding there only delayed the answer: an rsocket's 64 B round trip with {@code busypoll=1000} took
+ * 1.11-1.24x as long with the yield as without it, in each of 8 rounds of {@code benchmarks/rdma-vm.sh --busypoll
+ * 1000 --no-policy} (soft-RoCE VM, 2026-11-28; streaming the same). The number of runnable threads is the kernel's ({@code
  * /proc/loadavg}'s fourth field, system-wide), read every {@link #SAMPLE_NANOS} by a sampler thread while spins ask
  * for it (a spinner reads volatile fields: nothing allocated, no system call).
  *
@@ -48,12 +52,12 @@ public final class SpinPolicy {
 
     /**
      * One turn of a spin: gives the CPU away ({@code Thread.yield()}) while more threads are runnable than there are
-     * CPUs, else only hints the processor ({@code Thread.onSpinWait()}, no system call). Under {@code
-     * -Dsdp4j.spin.policy=false} the turn is what the transport did before: {@code yieldBefore} (ucx) or not
-     * (rsockets).
+     * CPUs and {@code peerHere} (the peer runs on this machine's CPUs), else only hints the processor ({@code
+     * Thread.onSpinWait()}, no system call). Under {@code -Dsdp4j.spin.policy=false} the turn is what the transport
+     * did before: {@code yieldBefore} (ucx) or not (rsockets).
      */
-    public static void pause(boolean yieldBefore) {
-        if (ENABLED ? oversubscribed() : yieldBefore) {
+    public static void pause(boolean peerHere, boolean yieldBefore) {
+        if (ENABLED ? peerHere && oversubscribed() : yieldBefore) {
             Thread.yield();
         } else {
             Thread.onSpinWait();

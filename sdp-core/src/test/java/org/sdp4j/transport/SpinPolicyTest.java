@@ -42,10 +42,33 @@ class SpinPolicyTest {
         assertEquals(Thread.State.WAITING, sampler.getState(), "with nobody asking the sampler did not park");
         long idleAt = SpinPolicy.sampledAt();
         while (SpinPolicy.sampledAt() == idleAt && System.nanoTime() < end) {
-            SpinPolicy.pause(false); // a spin asks
+            SpinPolicy.pause(true, true); // a spin whose peer is on this host asks
             Thread.sleep(1);
         }
         assertTrue(SpinPolicy.sampledAt() != idleAt, "a spin asked and the sampler did not come back");
+    }
+
+    /**
+     * A spin whose peer is on another host (rsockets; ucx across hosts) never asks for the runnable count: its turns
+     * only hint the processor (yielding delayed an rsocket's answer, benchmarks/README.md), so a parked sampler stays
+     * parked through any number of them.
+     */
+    @Test
+    void aSpinWhosePeerIsOnAnotherHostNeverAsks() throws InterruptedException {
+        Thread sampler = SpinPolicy.sampler();
+        long end = System.nanoTime() + 30_000_000_000L; // a bound against a hang, not a speed
+        while (sampler.getState() != Thread.State.WAITING && System.nanoTime() < end) {
+            Thread.sleep(50);
+        }
+        assertEquals(Thread.State.WAITING, sampler.getState(), "with nobody asking the sampler did not park");
+        long idleAt = SpinPolicy.sampledAt();
+        for (int i = 0; i < 200; i++) {
+            SpinPolicy.pause(false, false);
+            SpinPolicy.pause(false, true);
+            Thread.sleep(1);
+        }
+        assertEquals(idleAt, SpinPolicy.sampledAt(), "a spin whose peer is elsewhere woke the sampler");
+        assertEquals(Thread.State.WAITING, sampler.getState());
     }
 
     /** Machine-wide runnable threads beyond the CPUs (here: busy threads of this JVM) make a spin yield. */

@@ -320,7 +320,8 @@ final class RsocketHandle {
                 if (closing) {
                     return Native.WOKEN; // what the eventfd would say
                 }
-                org.sdp4j.transport.SpinPolicy.pause(false); // yields while the CPUs are taken: the peer may need one
+                // never yields: an rsocket's peer is on another host (rsockets has no loopback), our CPU is not its
+                org.sdp4j.transport.SpinPolicy.pause(false, false);
             } while (System.nanoTime() - end < 0);
         }
         return virtual ? RsocketParker.await(fd, events, wakeFd(), timeoutMillis)

@@ -264,8 +264,8 @@ final class UcxWait {
                 throw new SocketTimeoutException("Read timed out");
             }
             if (now - spinEnd < 0) {
-                // yields while the CPUs are taken: the peer may need one
-                org.sdp4j.transport.SpinPolicy.pause(true);
+                // yields while the CPUs are taken and the peer is on this host: it may need one
+                org.sdp4j.transport.SpinPolicy.pause(!conn.remote, true);
                 continue;
             }
             slept = true;
