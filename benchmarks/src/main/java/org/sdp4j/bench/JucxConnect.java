@@ -22,10 +22,8 @@ import org.openucx.jucx.ucp.UcpConstants;
 import org.openucx.jucx.ucp.UcpContext;
 import org.openucx.jucx.ucp.UcpEndpoint;
 import org.openucx.jucx.ucp.UcpEndpointParams;
-import org.openucx.jucx.ucp.UcpParams;
 import org.openucx.jucx.ucp.UcpRequest;
 import org.openucx.jucx.ucp.UcpWorker;
-import org.openucx.jucx.ucp.UcpWorkerParams;
 
 /**
  * What the UCX part of a new local connection costs, jucx alone, both ends in one thread (no sdp4j, no rendezvous,
@@ -62,17 +60,13 @@ public class JucxConnect {
 
         @Setup(Level.Trial)
         public void setup() {
-            context = new UcpContext(new UcpParams().requestStreamFeature().requestWakeupFeature()
-                    .setConfig("TLS", "posix,cma,self").setConfig("MM_RX_BUFS_GROW", "16")
-                    .setConfig("MM_FIFO_SIZE", "32"));
+            context = JucxSettings.context();
             buf = ByteBuffer.allocateDirect(32);
             addr = UcxUtils.getAddress(buf);
         }
 
         UcpWorker worker() {
-            // as sdp4j's WorkerPool makes them: thread-safe, woken by receives and sends
-            return context.newWorker(new UcpWorkerParams().requestThreadSafety().requestWakeupRX()
-                    .requestWakeupTX());
+            return JucxSettings.worker(context);
         }
 
         /** Endpoints each way, an 8-byte message each way, both closed (flushed); throws if a message is wrong. */

@@ -33,10 +33,8 @@ import org.openucx.jucx.ucp.UcpConstants;
 import org.openucx.jucx.ucp.UcpContext;
 import org.openucx.jucx.ucp.UcpEndpoint;
 import org.openucx.jucx.ucp.UcpEndpointParams;
-import org.openucx.jucx.ucp.UcpParams;
 import org.openucx.jucx.ucp.UcpRequest;
 import org.openucx.jucx.ucp.UcpWorker;
-import org.openucx.jucx.ucp.UcpWorkerParams;
 
 /**
  * The floor of a local UCX connect done the cheapest way issue 18's design allows, against a TCP connect, side by
@@ -82,9 +80,7 @@ public class LinkConnectFloor {
 
         @Setup(Level.Trial)
         public void setup() throws IOException {
-            context = new UcpContext(new UcpParams().requestStreamFeature().requestWakeupFeature()
-                    .setConfig("TLS", "posix,cma,self").setConfig("MM_RX_BUFS_GROW", "16")
-                    .setConfig("MM_FIFO_SIZE", "32"));
+            context = JucxSettings.context();
             data = ByteBuffer.allocateDirect(16);
             dataAddress = UcxUtils.getAddress(data);
             Path dir = Files.createTempDirectory("sdp4j-linkfloor");
@@ -112,8 +108,7 @@ public class LinkConnectFloor {
         }
 
         private UcpWorker worker() {
-            return context.newWorker(new UcpWorkerParams().requestThreadSafety().requestWakeupRX()
-                    .requestWakeupTX());
+            return JucxSettings.worker(context);
         }
 
         /** The listener: per CONNECT, its next endpoint, ACCEPT, then the connection served; ends at id -1. */

@@ -34,13 +34,9 @@ class SpinPolicyTest {
     @Test
     void theSamplerStopsWhenNobodyAsksAndComesBackWhenAsked() throws InterruptedException {
         SpinPolicy.oversubscribed();
-        Thread sampler = SpinPolicy.sampler();
-        long end = System.nanoTime() + 30_000_000_000L; // a bound against a hang, not a speed
-        while (sampler.getState() != Thread.State.WAITING && System.nanoTime() < end) {
-            Thread.sleep(50);
-        }
-        assertEquals(Thread.State.WAITING, sampler.getState(), "with nobody asking the sampler did not park");
+        awaitSamplerParked();
         long idleAt = SpinPolicy.sampledAt();
+        long end = System.nanoTime() + 30_000_000_000L; // a bound against a hang, not a speed
         while (SpinPolicy.sampledAt() == idleAt && System.nanoTime() < end) {
             SpinPolicy.pause(true, true); // a spin whose peer is on this host asks
             Thread.sleep(1);
@@ -55,12 +51,7 @@ class SpinPolicyTest {
      */
     @Test
     void aSpinWhosePeerIsOnAnotherHostNeverAsks() throws InterruptedException {
-        Thread sampler = SpinPolicy.sampler();
-        long end = System.nanoTime() + 30_000_000_000L; // a bound against a hang, not a speed
-        while (sampler.getState() != Thread.State.WAITING && System.nanoTime() < end) {
-            Thread.sleep(50);
-        }
-        assertEquals(Thread.State.WAITING, sampler.getState(), "with nobody asking the sampler did not park");
+        Thread sampler = awaitSamplerParked();
         long idleAt = SpinPolicy.sampledAt();
         for (int i = 0; i < 200; i++) {
             SpinPolicy.pause(false, false);
@@ -69,6 +60,17 @@ class SpinPolicyTest {
         }
         assertEquals(idleAt, SpinPolicy.sampledAt(), "a spin whose peer is elsewhere woke the sampler");
         assertEquals(Thread.State.WAITING, sampler.getState());
+    }
+
+    /** Waits until the sampler parks with nobody asking (a thread state, not a timing) and returns it. */
+    private static Thread awaitSamplerParked() throws InterruptedException {
+        Thread sampler = SpinPolicy.sampler();
+        long end = System.nanoTime() + 30_000_000_000L; // a bound against a hang, not a speed
+        while (sampler.getState() != Thread.State.WAITING && System.nanoTime() < end) {
+            Thread.sleep(50);
+        }
+        assertEquals(Thread.State.WAITING, sampler.getState(), "with nobody asking the sampler did not park");
+        return sampler;
     }
 
     /** Machine-wide runnable threads beyond the CPUs (here: busy threads of this JVM) make a spin yield. */
