@@ -54,13 +54,14 @@ final class UcxParker {
     }
 
     /**
-     * Parks the calling thread until {@code worker} has events or is signalled, or {@code nanos} passed; returns at
-     * once when events are due already (the caller progresses). An interrupt ends the park too (the caller checks).
+     * Parks the calling thread until {@code worker} has events or is signalled, or {@code nanos} passed; returns
+     * false at once, without parking, when UCX says the worker is busy (events due, or a send still pending: the
+     * caller progresses). An interrupt ends the park too (the caller checks).
      */
-    static void park(Object blocker, long worker, long nanos) throws IOException {
+    static boolean park(Object blocker, long worker, long nanos) throws IOException {
         int fd = UcpNative.arm(worker);
         if (fd == -1) {
-            return;
+            return false;
         }
         if (fd < -1) {
             throw new SocketException("UCX worker arm failed: " + UcxWait.status(fd));
@@ -77,6 +78,7 @@ final class UcxParker {
         } finally {
             mine.done = true;
         }
+        return true;
     }
 
     /** {@code head}'s stack without the waiters that left (under the map's lock). */

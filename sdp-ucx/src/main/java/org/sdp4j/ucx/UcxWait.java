@@ -157,7 +157,18 @@ final class UcxWait {
                 return;
             }
             if (virtual) {
-                UcxParker.park(conn, worker, Math.max(1, nanos));
+                if (UcxParker.park(conn, worker, Math.max(1, nanos))) {
+                    return;
+                }
+                // not parked: UCX's arm says "busy" when events are due, and also as long as any send of the
+                // worker is pending, as one is while the peer's FIFO is full, which only the peer's reader clears.
+                // So progress once, and if that did not finish this wait, nap rather than take the carrier round
+                // again: two such writers kept both carriers, and their readers, virtual threads of this process,
+                // never ran (UcxVirtualThreadTest.writersWaitingOnAFullPeerLeaveTheCarriersToItsReaders)
+                progress();
+                if (!completed(op)) {
+                    java.util.concurrent.locks.LockSupport.parkNanos(conn, Math.min(nanos, FIRST_TICK_NANOS));
+                }
                 return;
             }
             int s = UcpNative.await(worker, (int) Math.max(1, (nanos + 999) / 1000));

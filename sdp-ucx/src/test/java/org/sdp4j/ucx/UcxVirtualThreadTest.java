@@ -66,6 +66,20 @@ class UcxVirtualThreadTest {
         }
     }
 
+    /**
+     * Pinned inside the commit of one of sdp4j's JFR events (org.sdp4j.ops, recorded by this very test): JFR's own
+     * writing of the event ("Freeze or preempt failed", 78 µs, once in about ten runs), not a wait of sdp4j's.
+     */
+    static boolean commitsAJfrEvent(RecordedEvent e) {
+        for (RecordedFrame f : e.getStackTrace().getFrames()) {
+            String t = f.getMethod().getType().getName();
+            if (t.startsWith("org.sdp4j")) {
+                return t.startsWith("org.sdp4j.ops.") && f.getMethod().getName().equals("commit");
+            }
+        }
+        return false;
+    }
+
     /** Pinned while a class loader's lock was contended: lazy class loading, once per class and process. */
     static boolean loadsAClass(RecordedEvent e) {
         for (RecordedFrame f : e.getStackTrace().getFrames()) {
@@ -173,7 +187,7 @@ class UcxVirtualThreadTest {
             }
             Object why = e.hasField("pinnedReason") ? e.getValue("pinnedReason") : null;
             String reason = String.valueOf(why);
-            if (reason.startsWith("Waited for initialization") || loadsAClass(e)) {
+            if (reason.startsWith("Waited for initialization") || loadsAClass(e) || commitsAJfrEvent(e)) {
                 // a class initialized lazily by the JDK (its NIO poller) while another virtual thread waited for
                 // it: once per process, whatever the caller; not a wait of sdp4j's (seen in the rendezvous's
                 // Selector.select on JDK 25, even after a warm-up connection)
@@ -188,5 +202,72 @@ class UcxVirtualThreadTest {
         }
         assertTrue(pinned.isEmpty(), () -> pinned.size() + " pinned virtual threads in sdp4j: " + pinned.get(0));
         Files.deleteIfExists(jfr);
+    }
+
+    /**
+     * Two virtual-thread writers whose peers do not read yet, on two carriers: each fills its peer worker's
+     * shared-memory FIFO and then waits for a send that only the peer's reader can let through. UCX's arm reports such
+     * a worker busy (a send is pending) as long as it waits, so a waiter that took "busy" for "events due, progress
+     * again" never parked: the two writers kept both carriers and the readers, virtual threads of this process, never
+     * ran again (found with 32 connections on one worker pair, docs/ucx-links.md). A bounded wait, not a hang, is
+     * what this asks: both streams arrive whole.
+     */
+    @Test
+    void writersWaitingOnAFullPeerLeaveTheCarriersToItsReaders() throws Exception {
+        ExecutorService vts = virtualThreads();
+        assumeTrue(vts != null, "no virtual threads on this JDK");
+        int streams = 2, size = 4 << 20;
+        long before = UcxConnection.ESTABLISHED.get();
+        try (ServerSocket ss = UcxSocketTest.listen()) {
+            Socket[] clients = new Socket[streams], accepted = new Socket[streams];
+            for (int i = 0; i < streams; i++) {
+                clients[i] = new Socket(InetAddress.getLoopbackAddress(), ss.getLocalPort());
+                accepted[i] = ss.accept();
+            }
+            assertEquals(2L * streams, UcxConnection.ESTABLISHED.get() - before, "every end on UCX");
+            List<Future<?>> all = new ArrayList<>();
+            for (int i = 0; i < streams; i++) {
+                Socket out = clients[i], in = accepted[i];
+                int seed = i;
+                all.add(vts.submit(() -> {
+                    byte[] chunk = new byte[64 << 10];
+                    OutputStream os = out.getOutputStream();
+                    for (int sent = 0; sent < size; sent += chunk.length) {
+                        for (int k = 0; k < chunk.length; k++) {
+                            chunk[k] = (byte) (seed + sent + k);
+                        }
+                        os.write(chunk);
+                    }
+                    os.flush();
+                    return null;
+                }));
+                all.add(vts.submit(() -> {
+                    Thread.sleep(300); // the writers fill the FIFOs first
+                    byte[] buf = new byte[64 << 10];
+                    InputStream is = in.getInputStream();
+                    for (int got = 0; got < size; ) {
+                        int n = is.read(buf, 0, Math.min(buf.length, size - got));
+                        assertTrue(n > 0, "end of stream after " + got + " bytes");
+                        for (int k = 0; k < n; k++) {
+                            if (buf[k] != (byte) (seed + got + k)) {
+                                throw new AssertionError("stream " + seed + ": byte " + (got + k) + " wrong");
+                            }
+                        }
+                        got += n;
+                    }
+                    return null;
+                }));
+            }
+            for (Future<?> f : all) {
+                f.get(); // a hang fails by the class @Timeout
+            }
+            for (int i = 0; i < streams; i++) {
+                clients[i].close();
+                accepted[i].close();
+            }
+        } finally {
+            vts.shutdownNow();
+            WorkerPool.drain(); // leaves no kept pair or idle worker of its streams to the tests after it
+        }
     }
 }
