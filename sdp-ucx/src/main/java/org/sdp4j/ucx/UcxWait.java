@@ -46,6 +46,8 @@ final class UcxWait {
      * cost when the watchdog's alarms were the bound (the stalls under load in benchmarks/README.md, issue 18).
      */
     static final long FIRST_TICK_NANOS = org.sdp4j.transport.Props.intProperty("sdp4j.ucx.tick", 50, 1) * 1000L;
+    /** Turns in a row a virtual thread yields when UCX will not let it park, before it naps instead (await). */
+    private static final int BUSY_TURNS = 64;
     private static final long LAST_TICK_NANOS = 1_000_000_000;
 
     private final UcxConnection conn;
@@ -148,33 +150,23 @@ final class UcxWait {
      * event that would have woken it (an 8 MiB echo hung so), so a progress that did something signals the worker
      * while anyone sleeps in it, and a sleeper re-checks its request after announcing itself: one of the two always
      * sees the other. The sleep is bounded here, in the poll on the worker's event descriptor: UCX 1.13 can lose a
-     * wake-up, and the deadline of a read is this thread's to keep.
+     * wake-up, and the deadline of a read is this thread's to keep. False when a virtual thread could not park
+     * because UCX would not arm the worker (events due, or a send pending: {@link #await} decides).
      */
-    private void sleep(long op, long nanos, boolean virtual) throws IOException {
+    private boolean sleep(long op, long nanos, boolean virtual) throws IOException {
         sleepers.incrementAndGet();
         try {
             if (completed(op)) {
-                return;
+                return true;
             }
             if (virtual) {
-                if (UcxParker.park(conn, worker, Math.max(1, nanos))) {
-                    return;
-                }
-                // not parked: UCX's arm says "busy" when events are due, and also as long as any send of the
-                // worker is pending, as one is while the peer's FIFO is full, which only the peer's reader clears.
-                // So progress once, and if that did not finish this wait, nap rather than take the carrier round
-                // again: two such writers kept both carriers, and their readers, virtual threads of this process,
-                // never ran (UcxVirtualThreadTest.writersWaitingOnAFullPeerLeaveTheCarriersToItsReaders)
-                progress();
-                if (!completed(op)) {
-                    java.util.concurrent.locks.LockSupport.parkNanos(conn, Math.min(nanos, FIRST_TICK_NANOS));
-                }
-                return;
+                return UcxParker.park(conn, worker, Math.max(1, nanos));
             }
             int s = UcpNative.await(worker, (int) Math.max(1, (nanos + 999) / 1000));
             if (s < 0) {
                 throw new SocketException("UCX worker wait failed: " + status(s));
             }
+            return true;
         } finally {
             sleepers.decrementAndGet();
         }
@@ -228,6 +220,7 @@ final class UcxWait {
         long spinEnd = start + spin;
         long tick = FIRST_TICK_NANOS;
         boolean slept = false;
+        int busy = 0; // a virtual thread's turns in a row that UCX would not let it park (sleep)
         while (!completed(r)) {
             if (conn.isClosed()) {
                 throw new SocketException("Socket closed");
@@ -282,7 +275,18 @@ final class UcxWait {
             slept = true;
             // woken by UCX, by close, by the watchdog (end-of-stream, hang-up), at the deadline or at the tick
             long bound = deadline != 0 && deadline - now < tick ? deadline - now : tick;
-            sleep(r, bound, virtual);
+            if (sleep(r, bound, virtual)) {
+                busy = 0;
+            } else if (++busy < BUSY_TURNS) {
+                Thread.yield(); // other virtual threads first: the peer's reader may be one of them
+            } else {
+                // UCX's arm says "busy" when events are due, and also for as long as any send of the worker is
+                // pending, as one is while the peer's FIFO is full, which only the peer's reader clears: after a
+                // few turns, nap rather than take the carrier round again (two such writers kept both carriers,
+                // and their readers, virtual threads of this process, never ran:
+                // UcxVirtualThreadTest.writersWaitingOnAFullPeerLeaveTheCarriersToItsReaders)
+                java.util.concurrent.locks.LockSupport.parkNanos(conn, Math.min(bound, FIRST_TICK_NANOS));
+            }
             tick = Math.min(2 * tick, LAST_TICK_NANOS);
             if (virtual && Thread.currentThread().isInterrupted() && !conn.isClosed()) {
                 // the JDK closes a socket whose virtual thread is interrupted in I/O: java.net.Socket does
