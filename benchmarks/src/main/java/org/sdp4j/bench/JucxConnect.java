@@ -37,8 +37,8 @@ import org.openucx.jucx.ucp.UcpWorker;
  *       UCX 1.13 keeps a closed endpoint that had a remote connection, and the peer's shared-memory segments it
  *       mapped, until its worker is destroyed ({@code ucp_ep_disconnected}: "destroyed only when the worker is
  *       destroyed"; a force close needs peer error handling, which posix shared memory lacks). Measured here: about
- *       30 kB of resident memory and four mappings per endpoint pair (two an endpoint), so a worker pair that never retires runs the
- *       process out of mappings ({@code vm.max_map_count}) after some 15,000 connections.</li>
+ *       30 kB of resident memory and four mappings per endpoint pair (two an endpoint), so a worker pair that
+ *       never retires runs the process out of mappings ({@code vm.max_map_count}) after some 15,000 connections.</li>
  * </ul>
  * UCX's transports and sizes as sdp4j's defaults ({@code posix,cma,self}, {@code MM_RX_BUFS_GROW=16},
  * {@code MM_FIFO_SIZE=32}: {@code org.sdp4j.ucx.Ucx}).

@@ -12,9 +12,9 @@ import java.util.concurrent.locks.LockSupport;
  * A peer on another host (rsockets, which has no loopback; ucx across hosts) needs none of this machine's CPU to
  * answer, and yielding there only delayed the answer: an rsocket's 64 B round trip with {@code busypoll=1000} took
  * 1.11-1.24x as long with the yield as without it, in each of 8 rounds of {@code benchmarks/rdma-vm.sh --busypoll
- * 1000 --no-policy} (soft-RoCE VM, 2026-11-28; streaming the same). The number of runnable threads is the kernel's ({@code
- * /proc/loadavg}'s fourth field, system-wide), read every {@link #SAMPLE_NANOS} by a sampler thread while spins ask
- * for it (a spinner reads volatile fields: nothing allocated, no system call).
+ * 1000 --no-policy} (soft-RoCE VM, 2026-11-28; streaming the same). The number of runnable threads is the
+ * kernel's ({@code /proc/loadavg}'s fourth field, system-wide), read every {@link #SAMPLE_NANOS} by a sampler thread
+ * while spins ask for it (a spinner reads volatile fields: nothing allocated, no system call).
  *
  * <p>How long to spin stays each transport's (ucx: {@code sdp4j.ucx.poll}, adapted per connection; rsockets: {@code
  * RDMA_BUSY_POLL}). Two tighter bounds were measured and dropped (benchmarks/README.md, issue 18): no spin at all

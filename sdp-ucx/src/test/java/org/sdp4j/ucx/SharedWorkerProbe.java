@@ -32,6 +32,8 @@ import org.openucx.jucx.ucp.UcpWorkerParams;
  * </pre>
  */
 public final class SharedWorkerProbe {
+    private static final long WAITALL = org.openucx.jucx.ucp.UcpConstants.UCP_STREAM_RECV_FLAG_WAITALL;
+
     static UcpWorker worker() throws Exception {
         return Ucx.context().newWorker(new UcpWorkerParams().requestThreadSafety().requestWakeupRX().requestWakeupTX());
     }
@@ -49,14 +51,18 @@ public final class SharedWorkerProbe {
         ByteBuffer buf = ByteBuffer.allocateDirect(32);
         long addr = UcxUtils.getAddress(buf);
         UcpRequest[] rs = {ea.sendStreamNonBlocking(addr, 8, null), eb.sendStreamNonBlocking(addr + 8, 8, null),
-                ea.recvStreamNonBlocking(addr + 16, 8, org.openucx.jucx.ucp.UcpConstants.UCP_STREAM_RECV_FLAG_WAITALL, null),
-                eb.recvStreamNonBlocking(addr + 24, 8, org.openucx.jucx.ucp.UcpConstants.UCP_STREAM_RECV_FLAG_WAITALL, null)};
+                ea.recvStreamNonBlocking(addr + 16, 8, WAITALL, null),
+                eb.recvStreamNonBlocking(addr + 24, 8, WAITALL, null)};
         for (UcpRequest r : rs) {
             while (!r.isCompleted()) {
                 a.progress();
                 b.progress();
             }
         }
+    }
+
+    static ByteBuffer[] staging() {
+        return new ByteBuffer[] {Staging.staging(), Staging.staging()};
     }
 
     /** N connection pairs {client, server}: shared worker pair or one each. */
@@ -69,8 +75,8 @@ public final class SharedWorkerProbe {
             UcpEndpoint el = l.newEndpoint(new UcpEndpointParams().setUcpAddress(c.getAddress()));
             wire(c, ec, l, el);
             SocketChannel[] sp = socketPair();
-            cs[i][0] = new UcxConnection(new Link(c, ec, sp[0]), 2 * i, 2 * i + 1, new ByteBuffer[] {Staging.staging(), Staging.staging()});
-            cs[i][1] = new UcxConnection(new Link(l, el, sp[1]), 2 * i + 1, 2 * i, new ByteBuffer[] {Staging.staging(), Staging.staging()});
+            cs[i][0] = new UcxConnection(new Link(c, ec, sp[0]), 2 * i, 2 * i + 1, staging());
+            cs[i][1] = new UcxConnection(new Link(l, el, sp[1]), 2 * i + 1, 2 * i, staging());
         }
         return cs;
     }
@@ -116,7 +122,8 @@ public final class SharedWorkerProbe {
             ts.add(start(client, virtual));
         }
         com.sun.management.OperatingSystemMXBean os =
-                (com.sun.management.OperatingSystemMXBean) java.lang.management.ManagementFactory.getOperatingSystemMXBean();
+                (com.sun.management.OperatingSystemMXBean)
+                        java.lang.management.ManagementFactory.getOperatingSystemMXBean();
         Thread.sleep(200); // warm
         long t0 = System.nanoTime(), c0 = os.getProcessCpuTime(), n0 = trips.get();
         Thread.sleep(millis);
@@ -151,12 +158,14 @@ public final class SharedWorkerProbe {
             System.exit(0);
         }
         for (int r = 0; r < rounds; r++) {
-            for (int n : java.util.Arrays.stream(System.getProperty("ns", "1,2,4,8").split(",")).mapToInt(Integer::parseInt).toArray()) {
+            for (String ns : System.getProperty("ns", "1,2,4,8").split(",")) {
+                int n = Integer.parseInt(ns);
                 StringBuilder line = new StringBuilder("round " + r + " N=" + n + ":");
                 for (boolean shared : new boolean[] {false, true}) {
                     UcxConnection[][] cs = connections(n, shared);
                     double[] res = run(cs, virtual, 1000);
-                    line.append(String.format(" %s %.0f rt/s %.1f us CPU/rt;", shared ? "shared" : "own", res[0], res[1]));
+                    line.append(String.format(" %s %.0f rt/s %.1f us CPU/rt;", shared ? "shared" : "own", res[0],
+                            res[1]));
                 }
                 System.out.println(line);
             }

@@ -71,16 +71,8 @@ class UcxVirtualThreadTest {
      * process: a native frame of the VM's on the stack), not a wait of sdp4j's; seen once in about ten runs.
      */
     static boolean linksACallSite(RecordedEvent e) {
-        for (RecordedFrame f : e.getStackTrace().getFrames()) {
-            String t = f.getMethod().getType().getName();
-            if (t.startsWith("org.sdp4j")) {
-                return false;
-            }
-            if (t.equals("java.lang.invoke.MethodHandleNatives") && f.getMethod().getName().startsWith("linkCallSite")) {
-                return true;
-            }
-        }
-        return false;
+        return aboveSdp4j(e, (type, method) -> type.equals("java.lang.invoke.MethodHandleNatives")
+                && method.startsWith("linkCallSite"));
     }
 
     /**
@@ -99,12 +91,17 @@ class UcxVirtualThreadTest {
 
     /** Pinned while a class loader's lock was contended: lazy class loading, once per class and process. */
     static boolean loadsAClass(RecordedEvent e) {
+        return aboveSdp4j(e, (type, method) -> type.endsWith("ClassLoader") && method.startsWith("loadClass"));
+    }
+
+    /** Whether a frame above the first sdp4j one (the JDK at work on sdp4j's behalf) is {@code frame}. */
+    static boolean aboveSdp4j(RecordedEvent e, java.util.function.BiPredicate<String, String> frame) {
         for (RecordedFrame f : e.getStackTrace().getFrames()) {
             String t = f.getMethod().getType().getName();
             if (t.startsWith("org.sdp4j")) {
-                return false; // the first sdp4j frame came before any class loading
+                return false;
             }
-            if (t.endsWith("ClassLoader") && f.getMethod().getName().startsWith("loadClass")) {
+            if (frame.test(t, f.getMethod().getName())) {
                 return true;
             }
         }
