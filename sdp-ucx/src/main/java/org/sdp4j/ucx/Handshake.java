@@ -22,6 +22,9 @@ import org.sdp4j.transport.Router;
  * create and wire up the endpoint. It produces a {@link UcxConnection} (worker, endpoint, control socket, ids).
  */
 final class Handshake {
+    /** In a client's hello, with its id: it asks for a link its later connections share ({@link SharedLink}). */
+    static final int SHARE = 0x10000;
+
     private Handshake() {}
 
     /** The layout every peer's worker address must have: this process's own (same UCX, same configuration). */
@@ -74,10 +77,38 @@ final class Handshake {
         Path dir = Rendezvous.accountDir(l.uid());
         Rendezvous.checkDirRecently(dir, l.uid());
         Path p = dir.resolve(Rendezvous.name(l.address(), port));
-        UcxConnection kept = Links.connect(p, servedBy);
-        if (kept != null) {
-            return kept; // a pair kept from an earlier connection to this listener's process (Link)
+        boolean share = SharedLinks.wanted();
+        if (share) {
+            UcxConnection c = SharedLinks.connect(p, servedBy);
+            if (c != null) {
+                return c; // on a link to this listener's process made earlier (SharedLink)
+            }
+        } else {
+            UcxConnection kept = Links.connect(p, servedBy);
+            if (kept != null) {
+                return kept; // a pair kept from an earlier connection to this listener's process (Link)
+            }
         }
+        SharedLink made = null;
+        try {
+            UcxConnection c = rendezvous(p, l.uid(), dir, where, deadline, servedBy, share);
+            if (share) {
+                made = c.shared;
+                made.key = p;
+            } else {
+                c.link.key = p; // its pair may be kept for the next connect to this listener
+            }
+            return c;
+        } finally {
+            if (share) {
+                SharedLinks.made(p, made); // connects waiting for this link go on, on it or (failed) on their own
+            }
+        }
+    }
+
+    /** A full rendezvous with the listener at {@code p}: a new worker pair, or with {@code share} a new link. */
+    private static UcxConnection rendezvous(Path p, int uid, Path dir, String where, long deadline, long servedBy,
+            boolean share) throws IOException {
         SocketChannel ch;
         try {
             ch = Rendezvous.connect(p, deadline);
@@ -92,18 +123,16 @@ final class Handshake {
                     + " (" + e.getMessage() + ")").initCause(e);
         }
         try {
-            if (!Rendezvous.peerIs(ch, l.uid(), dir)) {
+            if (!Rendezvous.peerIs(ch, uid, dir)) {
                 java.nio.file.attribute.UserPrincipal peer = Rendezvous.peerUser(ch);
                 throw new ConnectException("UCX to " + where + ": the rendezvous socket " + p + " is served by user "
-                        + peer.getName() + ", not by the owner of the TCP listener (uid " + l.uid() + ")");
+                        + peer.getName() + ", not by the owner of the TCP listener (uid " + uid + ")");
             }
         } catch (IOException | RuntimeException e) {
             closeQuietly(ch);
             throw e;
         }
-        UcxConnection c = handshake(ch, deadline, servedBy, where, true);
-        c.link.key = p; // its pair may be kept for the next connect to this listener
-        return c;
+        return handshake(ch, deadline, servedBy, where, true, share);
     }
 
     /**
@@ -128,17 +157,23 @@ final class Handshake {
     }
 
     /** Server side, for an admitted connection taken off the queue: the whole handshake within its bound. */
-    static UcxConnection serve(SocketChannel ch, String where) throws IOException {
+    static UcxConnection serve(SocketChannel ch, String where, HandshakeServer server) throws IOException {
         long deadline = System.nanoTime() + Rendezvous.SERVE_MILLIS * 1_000_000L;
-        return handshake(ch, deadline, deadline, where, false);
+        return handshake(ch, deadline, deadline, where, false, false, server);
     }
 
     /**
      * Exchanges and checks worker addresses, creates and wires up the endpoint; no UCX exception escapes. A client
      * waits for the listener's {@link Rendezvous#QUEUED} byte, its hello and the wire-up until {@code servedBy}.
      */
-    static UcxConnection handshake(SocketChannel ch, long deadline, long servedBy, String where, boolean client)
-            throws IOException {
+    static UcxConnection handshake(SocketChannel ch, long deadline, long servedBy, String where, boolean client,
+            boolean share) throws IOException {
+        return handshake(ch, deadline, servedBy, where, client, share, null);
+    }
+
+    /** {@code server}: the listener serving this handshake (a link it makes takes that listener's connections). */
+    private static UcxConnection handshake(SocketChannel ch, long deadline, long servedBy, String where,
+            boolean client, boolean share, HandshakeServer server) throws IOException {
         UcpWorker w = null;
         UcpEndpoint ep = null;
         boolean told = false; // the peer may have our worker's address
@@ -169,7 +204,7 @@ final class Handshake {
             Rendezvous.Peer peer;
             if (client) {
                 told = true;
-                Rendezvous.writeFully(ch, Rendezvous.hello(WorkerPool.address(w), id));
+                Rendezvous.writeFully(ch, Rendezvous.hello(WorkerPool.address(w), share ? id | SHARE : id));
                 // UCX can serve: the listener's socket took the connect and its owner is the TCP listener's (checked
                 // by the caller). The rest waits as a TCP connect to a busy listener does: its acceptor may be
                 // behind a burst too (1,000 platform threads on two cores kept it from its ack for 2 s)
@@ -180,6 +215,7 @@ final class Handshake {
                 ep = w.newEndpoint(new UcpEndpointParams().setUcpAddress(peer.workerAddress()));
             } else {
                 peer = Rendezvous.readHello(ch, deadline, where, t);
+                share = (peer.id() & SHARE) != 0; // the client asks for a link (SharedLink)
                 // a client that gave up while queued has half-closed, and its worker may be gone (Quarantine)
                 Rendezvous.expectSilence(ch, where);
                 // the answer first: the client makes its endpoint while this side makes its own (UCX pairs the two
@@ -189,7 +225,8 @@ final class Handshake {
                 Rendezvous.writeFully(ch, Rendezvous.hello(WorkerPool.address(w), id));
                 ep = w.newEndpoint(new UcpEndpointParams().setUcpAddress(peer.workerAddress()));
             }
-            return finish(w, ep, ch, id, peer.id(), staging, deadline, where, client);
+            return finish(w, ep, ch, id, peer.id() & 0xFFFF, staging, deadline, where, client,
+                    share ? peer.workerAddress() : null, server);
         } catch (IOException | RuntimeException | OutOfMemoryError e) {
             throw release(e, ch, ep, w, where, told);
         } finally {
@@ -205,7 +242,8 @@ final class Handshake {
      * or across hosts the TCP connection) stays the connection's liveness and end-of-stream channel.
      */
     static UcxConnection finish(UcpWorker w, UcpEndpoint ep, SocketChannel ch, int id, int peerId,
-            ByteBuffer[] staging, long deadline, String where, boolean client) throws IOException {
+            ByteBuffer[] staging, long deadline, String where, boolean client, ByteBuffer linkPeer,
+            HandshakeServer server) throws IOException {
         ByteBuffer early = wireUp(w, ep, ch, deadline, where);
         if (client) {
             // the listener's word that its side is made too: without it, a listener whose handshake thread ran
@@ -227,12 +265,23 @@ final class Handshake {
         } else {
             Rendezvous.writeFully(ch, ByteBuffer.wrap(new byte[] {Rendezvous.READY}));
         }
-        Link link = new Link(w, ep, ch);
-        UcxConnection c = new UcxConnection(link, id, peerId, staging);
-        if (early.position() > 0) {
-            link.pendingControl = early.flip(); // the start of the peer's end-of-stream marker, for the watchdog
+        Controlled watched;
+        UcxConnection c;
+        if (linkPeer != null) { // a link: more connections may come on this worker pair (SharedLink)
+            SharedLink link = new SharedLink(w, ch, linkPeer, client);
+            link.server = server; // before the watchdog reads the client's next CONNECT
+            c = link.first(ep, id, peerId, staging);
+            SharedLinks.added(link);
+            watched = link;
+        } else {
+            Link link = new Link(w, ep, ch);
+            c = new UcxConnection(link, id, peerId, staging);
+            watched = link;
         }
-        Watchdog.watch(link);
+        if (early.position() > 0) {
+            watched.pendingControl = early.flip(); // the start of the peer's end-of-stream marker, for the watchdog
+        }
+        Watchdog.watch(watched);
         return c;
     }
 

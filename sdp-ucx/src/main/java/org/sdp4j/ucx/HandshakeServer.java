@@ -226,13 +226,13 @@ final class HandshakeServer implements AutoCloseable {
     private void serve(SocketChannel ch) {
         UcxConnection c;
         try {
-            c = Handshake.serve(ch, where);
+            c = Handshake.serve(ch, where, this);
         } catch (IOException | RuntimeException e) {
             // a client that failed its handshake costs only itself
             SdpLog.log(SdpLog.WARN, "ucx: listener " + where + ": " + e.getMessage());
             return;
         }
-        c.link.server = this; // its pair may carry this listener's next connection from that client (Link)
+        c.acceptedBy(this); // its pair or link may carry this listener's next connections from that client
         completed(c);
     }
 
@@ -316,6 +316,7 @@ final class HandshakeServer implements AutoCloseable {
         closeQuietly(listener);
         handshakes.shutdown();
         Links.closeFor(this);
+        SharedLinks.closeFor(this);
         try {
             Files.deleteIfExists(path);
         } catch (IOException e) {

@@ -41,7 +41,7 @@ import org.sdp4j.ucp.UcpNative;
  * full rendezvous with its checks (docs/security-ucx.md), and a client still asks the kernel who owns the TCP
  * listener before it reuses one.
  */
-final class Link {
+final class Link extends Controlled {
     /** Ends kept at most in this process, both sides counted ({@code sdp4j.ucx.keep}; 0: no pair is kept). */
     static final int MAX_KEPT = org.sdp4j.transport.Props.intProperty("sdp4j.ucx.keep", 512, 0);
     /** How long a client keeps an idle end ({@code sdp4j.ucx.keep.idle}, ms); a listener keeps its ends twice that. */
@@ -54,9 +54,6 @@ final class Link {
 
     final UcpWorker worker;
     final UcpEndpoint ep;
-    final SocketChannel control;
-    /** Control bytes read so far of an incomplete message (watchdog thread only). */
-    ByteBuffer pendingControl;
     /** The connection on the pair now, or its last one. */
     volatile UcxConnection conn;
     /** Listener side: the listener whose {@code accept} gets the pair's next connections; null on a client. */
@@ -80,10 +77,23 @@ final class Link {
     private long adoptOp;
     private int adoptFrom, adoptTo;
 
+    /** Threads asleep in the pair's worker ({@link UcxWait}). */
+    final AtomicInteger sleepers = new AtomicInteger();
+
     Link(UcpWorker worker, UcpEndpoint ep, SocketChannel control) {
+        super(control);
         this.worker = worker;
         this.ep = ep;
-        this.control = control;
+    }
+
+    @Override
+    int frame() {
+        return 9;
+    }
+
+    @Override
+    boolean control(ByteBuffer b) {
+        return control(b.get(), b.getLong());
     }
 
     /** Ends parked in this process now. */
@@ -321,7 +331,7 @@ final class Link {
         return null;
     }
 
-    /** The rendezvous socket hung up ({@code why} null) or broke (watchdog thread). */
+    @Override
     void hangUp(String why) {
         conn.peerGone(why);
         synchronized (this) {
@@ -337,6 +347,7 @@ final class Link {
     }
 
     /** Ends the pair: a parked end closes now (the peer sees the hang-up); a connection on it closes as usual. */
+    @Override
     synchronized void teardown() {
         teardownLocked();
     }

@@ -123,6 +123,7 @@ final class Links {
         for (Link l : snapshot()) {
             l.teardown();
         }
+        SharedLinks.drain();
         Linger.await(2000);
     }
 

@@ -109,6 +109,8 @@ final class UcxClose {
                     }
                     if (conn.remote) {
                         closed(conn);
+                    } else if (conn.shared != null) {
+                        conn.shared.closed(conn); // the peer's writes to it fail from now on
                     }
                 } catch (IOException | RuntimeException e) {
                     if (conn.peerSent >= 0 && conn.gone == null && !conn.remote) {
@@ -121,7 +123,7 @@ final class UcxClose {
                         clean = false; // the peer went away meanwhile
                     }
                 }
-                if (clean && !conn.remote && keep()) {
+                if (clean && !conn.remote && conn.link != null && keep()) {
                     closing = PARKED; // the pair waits for the next connection (Link); resume() ends it
                     return true;
                 }
@@ -159,7 +161,7 @@ final class UcxClose {
                 // a flush the bound cut short completes (with an error) once the forced close purged its endpoint
                 boolean closed = (c == null || c.isCompleted()) && (w == 0 || UcxWait.completed(w))
                         && (f == null || f.isCompleted());
-                if (closed && r != 0 && !UcxWait.completed(r)) {
+                if (closed && r != 0 && !UcxWait.completed(r) && conn.shared == null) {
                     // a receive still posted on a closed endpoint completes only with its worker (UCX frees a
                     // peer-connected endpoint with the worker): a moment for it, then the worker goes, not pooled
                     if (receiveGraceUntil == 0) {
@@ -172,13 +174,22 @@ final class UcxClose {
                     clean = false;
                 }
                 if (closed) {
-                    clean &= r == 0 || UcxWait.completed(r);
+                    boolean receiving = r != 0 && !UcxWait.completed(r);
+                    clean &= !receiving || conn.shared != null;
                     // the data path's requests go back to UCX (one still posted is released when the worker
                     // completes it) before the worker is pooled or destroyed
                     UcxWait.abandon(r);
                     UcxWait.abandon(w);
                     conn.in.pending = conn.out.pending = 0;
-                    if (clean && !conn.remote) {
+                    if (conn.shared != null) {
+                        // the worker is the link's: it goes with the link's last connection. A receive left posted
+                        // on the closed endpoint completes only then, into this staging buffer: the link holds it
+                        Staging.recycle(conn.out.staging());
+                        if (!receiving) {
+                            Staging.recycle(conn.in.staging());
+                        }
+                        conn.shared.released(conn, receiving, false);
+                    } else if (clean && !conn.remote) {
                         WorkerPool.give(conn.worker);
                         Staging.recycle(conn.in.staging());
                         Staging.recycle(conn.out.staging());
@@ -192,10 +203,14 @@ final class UcxClose {
                     closeEp(true, true); // a flushing close that outlasted the bound
                     lingerUntil = System.nanoTime() + UcxConnection.CLOSE_BOUND_NANOS * 5;
                     return false;
+                } else if (conn.shared != null) {
+                    conn.shared.released(conn, true, true); // the link's worker is left to the process with it
                 } else {
                     Linger.abandoned(conn.worker); // destroying it would abort the process
                 }
-                Watchdog.retire(conn.control); // the watchdog closes it: see there why not this thread
+                if (conn.shared == null) {
+                    Watchdog.retire(conn.control); // the watchdog closes it: see there why not this thread
+                }
                 closing = RELEASED;
                 return true;
             }
@@ -306,6 +321,10 @@ final class UcxClose {
      * does not). Non-blocking: the watchdog reads this socket; one writer at a time (the write lock, or the close).
      */
     static void marker(UcxConnection conn) throws IOException {
+        if (conn.shared != null) {
+            conn.shared.fin(conn);
+            return;
+        }
         ByteBuffer m = ByteBuffer.allocate(9).put(Rendezvous.FIN).putLong(conn.bytesSent()).flip();
         Rendezvous.writeFully(conn.control, m, System.nanoTime() + UcxConnection.CLOSE_BOUND_NANOS);
     }

@@ -41,8 +41,12 @@ final class UcxConnection {
      */
     static final java.util.concurrent.atomic.AtomicLong SENDS_CANCELLED = new java.util.concurrent.atomic.AtomicLong();
 
-    /** The endpoint pair this connection rides, kept for the next one when both sides close cleanly. */
+    /** The endpoint pair this connection rides, kept for the next one when both sides close cleanly; or null. */
     final Link link;
+    /** Or the link whose worker pair this connection shares with others, on an endpoint pair of its own; or null. */
+    final SharedLink shared;
+    /** On a shared link: the connection's number there (its endpoints' place in the pairing order), else 0. */
+    final int n;
     final UcpWorker worker;
     final UcpEndpoint ep;
     final SocketChannel control;
@@ -101,17 +105,38 @@ final class UcxConnection {
      * staging buffers.
      */
     UcxConnection(Link link, int id, int peerId, ByteBuffer[] staging) {
+        this(link, null, link.worker, link.ep, link.control, link.sleepers, 0, id, peerId, staging);
+        link.conn = this;
+    }
+
+    /** Made by {@link SharedLink}: connection {@code n} of the link, on its own endpoint {@code ep}. */
+    UcxConnection(SharedLink shared, UcpEndpoint ep, int n, int id, int peerId, ByteBuffer[] staging) {
+        this(null, shared, shared.worker, ep, shared.control, shared.sleepers, n, id, peerId, staging);
+    }
+
+    private UcxConnection(Link link, SharedLink shared, UcpWorker worker, UcpEndpoint ep, SocketChannel control,
+            AtomicInteger sleepers, int n, int id, int peerId, ByteBuffer[] staging) {
         this.link = link;
-        this.worker = link.worker;
-        this.ep = link.ep;
-        this.io = new UcxWait(this, worker, ep);
+        this.shared = shared;
+        this.n = n;
+        this.worker = worker;
+        this.ep = ep;
+        this.io = new UcxWait(this, worker, ep, sleepers);
         this.in = new UcxInput(this, staging[0]);
         this.out = new UcxOutput(this, staging[1]);
-        this.control = link.control;
+        this.control = control;
         this.id = id;
         this.peerId = peerId;
-        link.conn = this;
         ESTABLISHED.incrementAndGet();
+    }
+
+    /** The listener {@code s} accepted this connection: its pair or link may carry that listener's next ones. */
+    void acceptedBy(HandshakeServer s) {
+        if (link != null) {
+            link.server = s;
+        } else if (shared != null) {
+            shared.server = s;
+        }
     }
 
     SocketChannel control() {

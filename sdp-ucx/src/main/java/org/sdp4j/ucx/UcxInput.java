@@ -23,6 +23,8 @@ final class UcxInput {
     /** The receive request posted into the staging buffer until it completes (close cancels it), else 0. */
     long pending;
     long received;
+    /** Bytes still to discard of the client's hello at the start of a connection on a link ({@link SharedLink}). */
+    private int skip;
     /** shutdownInput: reads see end-of-stream (taken without the lock; the reader drops what is staged). */
     volatile boolean shutdown;
 
@@ -41,6 +43,11 @@ final class UcxInput {
         pos = from;
         lim = to;
         received = to - from;
+    }
+
+    /** A connection on a link: its first {@code n} bytes are the client's hello, not the application's. */
+    void skipHello(int n) {
+        skip = n;
     }
 
     /** The staging buffer, for {@link Staging#recycle} once the connection is released. */
@@ -186,8 +193,25 @@ final class UcxInput {
         }
         pos = 0;
         lim = (int) n;
-        received += lim;
+        if (skip > 0) {
+            hello();
+        }
+        received += lim - pos;
         return true;
+    }
+
+    /** Discards what this receive brought of the client's hello (checked: a same-account sdp4j peer sends it). */
+    private void hello() throws SocketException {
+        int k = Math.min(skip, lim);
+        for (int i = 0; i < k; i++) {
+            int at = SharedLink.HELLO_BYTES - skip + i; // the magic, big-endian, as the client's buffer holds it
+            if (buf.get(i) != (byte) (Rendezvous.MAGIC >>> (56 - 8 * at))) {
+                conn.peerGone("the connection's first bytes were not the link's hello");
+                throw new SocketException("Connection reset: the connection's first bytes were not the link's hello");
+            }
+        }
+        skip -= k;
+        pos = k;
     }
 
     /** Bytes readable without blocking (rsockets has no FIONREAD either; this progresses UCX once to see). */

@@ -53,13 +53,17 @@ final class UcxWait {
     private final UcxConnection conn;
     /** jucx's worker and endpoint as UCX's own handles (ucp_worker_h, ucp_ep_h), for {@link UcpNative}. */
     private final long worker, ep;
-    /** Threads asleep in this connection's worker ({@link #sleep}). */
-    private final AtomicInteger sleepers = new AtomicInteger();
+    /**
+     * Threads asleep in this connection's worker ({@link #sleep}): the worker's count, shared by every connection
+     * on it (a shared link's), since one's progress can consume the event another sleeps for.
+     */
+    private final AtomicInteger sleepers;
     /** This connection's current busy-poll budget, adapted per wait (readers and writers, under their locks). */
     private volatile long spinNanos = SPIN_NANOS;
 
-    UcxWait(UcxConnection conn, UcpWorker worker, UcpEndpoint ep) {
+    UcxWait(UcxConnection conn, UcpWorker worker, UcpEndpoint ep, AtomicInteger sleepers) {
         this.conn = conn;
+        this.sleepers = sleepers;
         this.worker = worker.getNativeId();
         this.ep = ep.getNativeId();
     }

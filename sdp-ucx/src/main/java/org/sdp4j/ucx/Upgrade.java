@@ -247,7 +247,7 @@ final class Upgrade {
                     + "that answered on the RDMA-CM rendezvous (nonce mismatch)");
         }
         Rendezvous.writeFully(tcp, ByteBuffer.wrap(mine), servedBy);
-        UcxConnection c = Handshake.finish(w, ep, tcp, id, reply.id(), staging, servedBy, where, true);
+        UcxConnection c = Handshake.finish(w, ep, tcp, id, reply.id(), staging, servedBy, where, true, null, null);
         c.remote = true;
         c.peerAddress = ((InetSocketAddress) tcp.getRemoteAddress()).getAddress();
         c.deviceCheck = org.sdp4j.transport.Transports.rdmaDeviceCheck(
@@ -329,7 +329,7 @@ final class Upgrade {
                         + " did not prove it is the client of the rendezvous (nonce mismatch); closed");
             }
             UcxConnection c = Handshake.finish(p.worker(), p.ep(), ch, p.id(), p.peerId(), p.staging(), deadline,
-                    where, false);
+                    where, false, null, null);
             c.remote = true;
             c.peerAddress = p.key().getAddress();
             c.deviceCheck = org.sdp4j.transport.Transports.rdmaDeviceCheck(

@@ -23,9 +23,9 @@ final class Watchdog implements Runnable {
     private static Watchdog instance;
 
     private final Selector selector;
-    private final ConcurrentLinkedQueue<Link> added = new ConcurrentLinkedQueue<>();
+    private final ConcurrentLinkedQueue<Controlled> added = new ConcurrentLinkedQueue<>();
     private final ConcurrentLinkedQueue<SocketChannel> retired = new ConcurrentLinkedQueue<>();
-    private final ByteBuffer buf = ByteBuffer.allocate(9 * 64);
+    private final ByteBuffer buf = ByteBuffer.allocate(13 * 64);
     private int watched;
     /** How long the thread outlives the last watched connection ({@code sdp4j.ucx.watchdog.idle}, ms). */
     static final long IDLE_MILLIS = org.sdp4j.transport.Props.intProperty("sdp4j.ucx.watchdog.idle", 2000, 0);
@@ -45,7 +45,7 @@ final class Watchdog implements Runnable {
      * made non-blocking here, by the caller, so that the watchdog never takes the channel's read and write locks to
      * configure it while a user thread writes.
      */
-    static void watch(Link c) throws IOException {
+    static void watch(Controlled c) throws IOException {
         c.control.configureBlocking(false);
         Watchdog w;
         synchronized (Watchdog.class) {
@@ -89,21 +89,25 @@ final class Watchdog implements Runnable {
     public void run() {
         try {
             while (!Thread.currentThread().isInterrupted()) {
-                for (Link c; (c = added.poll()) != null; ) {
+                for (Controlled c; (c = added.poll()) != null; ) {
                     try {
                         c.control.configureBlocking(false);
-                        c.control.register(selector, SelectionKey.OP_READ, c);
+                        c.selectionKey = c.control.register(selector, SelectionKey.OP_READ, c);
+                        if (c.wantsWrite()) {
+                            c.wantWrite();
+                        }
                     } catch (ClosedChannelException | CancelledKeyException e) {
                         // released before we saw it
                     }
                 }
                 closeRetired();
-                if (Links.any()) {
-                    selector.select(SWEEP_MILLIS); // kept pairs idle too long end (Links.sweep)
+                if (Links.any() || SharedLinks.any()) {
+                    selector.select(SWEEP_MILLIS); // kept pairs and idle links end after their bound (sweep)
                     long now = System.nanoTime();
                     if (now - lastSweep >= SWEEP_MILLIS * 1_000_000L) {
                         lastSweep = now;
                         Links.sweep();
+                        SharedLinks.sweep();
                     }
                 } else if (!idle()) {
                     selector.select();
@@ -112,6 +116,9 @@ final class Watchdog implements Runnable {
                 }
                 for (SelectionKey k : selector.selectedKeys()) {
                     try {
+                        if (k.isWritable()) {
+                            ((Controlled) k.attachment()).writable();
+                        }
                         read(k);
                     } catch (CancelledKeyException e) {
                         // its connection was released meanwhile: nothing left to watch
@@ -169,7 +176,8 @@ final class Watchdog implements Runnable {
     }
 
     private void read(SelectionKey k) {
-        Link c = (Link) k.attachment();
+        Controlled c = (Controlled) k.attachment();
+        int size = c.frame();
         SocketChannel ch = (SocketChannel) k.channel();
         try {
             while (true) {
@@ -180,12 +188,11 @@ final class Watchdog implements Runnable {
                 }
                 int n = ch.read(buf);
                 buf.flip();
-                while (buf.remaining() >= 9) {
-                    byte type = buf.get();
-                    long v = buf.getLong();
-                    if (!c.control(type, v)) {
+                while (buf.remaining() >= size) {
+                    byte type = buf.get(buf.position());
+                    if (!c.control(buf)) {
                         k.cancel();
-                        c.hangUp("control message " + type + " (" + v + ") out of place on the rendezvous socket");
+                        c.hangUp("control message " + type + " out of place on the rendezvous socket");
                         c.teardown();
                         closeQuietly(c.control); // the peer sees the hang-up; a connection on it fails as gone
                         return;

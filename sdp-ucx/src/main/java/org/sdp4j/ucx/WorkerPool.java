@@ -180,7 +180,7 @@ final class WorkerPool {
 
     /** Closes the idle workers (tests measure descriptors and mappings against an empty pool). */
     static void drain() {
-        Links.drain(); // kept pairs hold workers too
+        Links.drain(); // kept pairs and links hold workers too
         Thread m;
         synchronized (IDLE) {
             m = maker;

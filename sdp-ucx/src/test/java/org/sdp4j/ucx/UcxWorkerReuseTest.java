@@ -71,7 +71,7 @@ class UcxWorkerReuseTest {
                 SocketChannel client = SocketChannel.open(l.getLocalAddress());
                 SocketChannel listener = l.accept()) {
             long end = System.nanoTime() + 2_000_000_000L;
-            Future<?> hs = UcxSocketTest.EXEC.submit(() -> Handshake.handshake(client, end, end, "test", true));
+            Future<?> hs = UcxSocketTest.EXEC.submit(() -> Handshake.handshake(client, end, end, "test", true, false));
             listener.write(ByteBuffer.wrap(new byte[] {Rendezvous.QUEUED}));
             UcpWorker late = WorkerPool.take();
             Rendezvous.Peer hello = Rendezvous.readHello(listener, end, "test", Handshake.template(late));
