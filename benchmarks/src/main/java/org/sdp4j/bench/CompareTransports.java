@@ -97,7 +97,9 @@ public final class CompareTransports {
             // a sleeping waiter's first bound as the watchdog's alarms had it, 1 ms (issue 18: now 50 us)
             "ucx-tick1ms", List.of("ucx", "-Dsdp4j.ucx.tick=1000"),
             // no spare workers made ahead: a new pair's connect makes its own when the pool is empty (as before)
-            "ucx-nospares", List.of("ucx", "-Dsdp4j.ucx.pool.spares=0"));
+            "ucx-nospares", List.of("ucx", "-Dsdp4j.ucx.pool.spares=0"),
+            // connects of virtual threads on shared links (SharedLink; off by default, issue 18)
+            "ucx-links", List.of("ucx", "-Dsdp4j.ucx.links=virtual"));
 
     /** One transport configuration and whether it can run here. */
     static final class Config {

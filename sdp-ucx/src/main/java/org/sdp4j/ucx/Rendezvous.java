@@ -50,9 +50,11 @@ final class Rendezvous {
      * with one {@link #READY} byte that its side is made, after the wire-up, before the client's connect returns.
      * 5: a side that closes across hosts says so ({@link #CLOSED}) and keeps its endpoint until the peer did too.
      * 6: a closed connection's endpoint pair is kept for the next connection between the two processes
-     * ({@link #KEEP}, {@link #CONNECT}, {@link #ACCEPT}; see {@link Link}).
+     * ({@link #KEEP}, {@link #CONNECT}, {@link #ACCEPT}; see {@link Link}). 7: a client may ask for a link its later
+     * connections share ({@link Handshake#SHARE} in its hello's id; 13-byte messages naming the connection there,
+     * see {@link SharedLink}).
      */
-    static final int VERSION = 6;
+    static final int VERSION = 7;
     /** Control messages after the handshake, 9 bytes each: type, then a long. FIN: end-of-stream, bytes sent in all. */
     static final byte FIN = 1;
     /** This side closed (across hosts): it reads no more; the long is 0. */

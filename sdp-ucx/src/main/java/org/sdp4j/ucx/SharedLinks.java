@@ -14,10 +14,13 @@ import java.util.concurrent.TimeUnit;
  * connect there; every one, for the idle bound and a listener's close. A burst of connects to a listener with no
  * link yet waits for the one connect that makes it ({@link #connect}), rather than each making a worker pair.
  *
- * <p>Which connections share: {@code sdp4j.ucx.links} = {@code virtual} (default: connects from virtual threads,
- * whose waits park on the worker's descriptor either way; a platform thread keeps a worker pair of its own, so the
- * kernel wakes exactly the thread whose data came — many platform threads in one shared worker spin on UCX's lock,
- * docs/ucx-links.md), {@code always}, or {@code never}.
+ * <p>Which connections share: {@code sdp4j.ucx.links} = {@code never} (the default: see below), {@code virtual}
+ * (connects from virtual threads, whose waits park on the worker's descriptor either way; a platform thread keeps a
+ * worker pair of its own, so the kernel wakes exactly the thread whose data came — many platform threads in one
+ * shared worker spin on UCX's lock, docs/ucx-links.md) or {@code always}. Off by default because, measured side by
+ * side (benchmarks/README.md, issue 18, eighth pass), links are not yet faster where it counts: one connection's
+ * round trips equal, but 16-1,000 connections on one link make 0.3-0.6x the round trips of a worker pair each, and
+ * bursts of 1-256 connects are 2-4x slower than on kept pairs; only a burst of 1,000 gains (3x).
  */
 final class SharedLinks {
     private static final HashMap<Path, List<SharedLink>> BY_KEY = new HashMap<>();
@@ -29,10 +32,10 @@ final class SharedLinks {
 
     /** Whether this thread's connect shares a link. */
     static boolean wanted() {
-        return switch (System.getProperty("sdp4j.ucx.links", "virtual").trim()) {
+        return switch (System.getProperty("sdp4j.ucx.links", "never").trim()) {
             case "always" -> true;
-            case "never" -> false;
-            default -> org.sdp4j.transport.Threads.onVirtualThread();
+            case "virtual" -> org.sdp4j.transport.Threads.onVirtualThread();
+            default -> false;
         };
     }
 

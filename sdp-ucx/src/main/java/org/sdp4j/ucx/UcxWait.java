@@ -89,6 +89,10 @@ final class UcxWait {
     }
 
     void signal() {
+        SharedLink shared = conn.shared;
+        if (shared != null) {
+            shared.wake(conn); // its virtual threads parked on the link
+        }
         UcpNative.signal(worker); // a destroyed worker is never signalled: close signals before release
     }
 
@@ -158,6 +162,10 @@ final class UcxWait {
      * because UCX would not arm the worker (events due, or a send pending: {@link #await} decides).
      */
     private boolean sleep(long op, long nanos, boolean virtual) throws IOException {
+        SharedLink shared = conn.shared;
+        if (virtual && shared != null) {
+            return shared.park(conn, op, Math.max(1, nanos)); // woken for its own request only (see there)
+        }
         sleepers.incrementAndGet();
         try {
             if (completed(op)) {
@@ -178,8 +186,14 @@ final class UcxWait {
 
     int progress() {
         int n = UcpNative.progress(worker);
-        if (n != 0 && sleepers.get() > 0) {
-            signal(); // see sleep(): the event this progress consumed may have been another thread's
+        if (n != 0) {
+            if (sleepers.get() > 0) {
+                UcpNative.signal(worker); // see sleep(): the event this progress consumed may have been another's
+            }
+            SharedLink shared = conn.shared;
+            if (shared != null) {
+                shared.wakeCompleted(); // the virtual threads parked on the link whose requests this completed
+            }
         }
         return n;
     }

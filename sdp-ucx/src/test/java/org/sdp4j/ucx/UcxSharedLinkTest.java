@@ -123,6 +123,50 @@ class UcxSharedLinkTest {
         }
     }
 
+    /**
+     * Virtual threads on two carriers, 200 connections open at once on one link, each echoing 20 messages: a
+     * thread parked on the link's worker is woken for its own data ({@link SharedLink#park}) and none waits for
+     * ever — every byte arrives, in time.
+     */
+    @Test
+    void virtualThreadsParkedOnALinkEachGetTheirOwnData() throws Exception {
+        java.util.concurrent.ExecutorService vts = UcxVirtualThreadTest.virtualThreads();
+        org.junit.jupiter.api.Assumptions.assumeTrue(vts != null, "no virtual threads on this JDK");
+        int n = 200, rounds = 20, size = 100;
+        try (ServerSocket ss = UcxSocketTest.listen()) {
+            Future<?> acceptor = vts.submit(() -> {
+                for (int i = 0; i < n; i++) {
+                    Socket s = ss.accept();
+                    vts.submit(() -> echoAll(s));
+                }
+                return null;
+            });
+            long carried = SharedLink.CARRIED.get();
+            List<Future<?>> clients = new ArrayList<>();
+            for (int i = 0; i < n; i++) {
+                int id = i;
+                clients.add(vts.submit(() -> {
+                    try (Socket c = connect(ss)) {
+                        byte[] msg = new byte[size], back = new byte[size];
+                        for (int r = 0; r < rounds; r++) {
+                            Arrays.fill(msg, (byte) (id * 31 + r));
+                            c.getOutputStream().write(msg);
+                            new DataInputStream(c.getInputStream()).readFully(back);
+                            assertArrayEquals(msg, back, "client " + id + " round " + r);
+                        }
+                    }
+                    return null;
+                }));
+            }
+            for (Future<?> f : clients) {
+                f.get(60, TimeUnit.SECONDS);
+            }
+            acceptor.get(10, TimeUnit.SECONDS);
+            long onLink = SharedLink.CARRIED.get() - carried;
+            assertTrue(onLink >= n, () -> "connections carried by a link (both ends): " + onLink);
+        }
+    }
+
     /** A link takes {@link SharedLink#MAX} connections, then a new one is made and the old ends with its last. */
     @Test
     void aLinkRetiresAfterItsBoundAndEndsWithItsLastConnection() throws Exception {
