@@ -44,7 +44,7 @@ import org.sdp4j.ucp.UcpNative;
 final class SharedLink extends Controlled {
     /** Connections a link carries before it retires ({@code sdp4j.ucx.link.max}): ~30 kB of mappings each. */
     static final int MAX = org.sdp4j.transport.Props.intProperty("sdp4j.ucx.link.max", 512, 1);
-    static final int FRAME = 13;
+    static final int FRAME = LinkFrames.FRAME;
     /** The client's first bytes on a new connection's endpoint (read-only for UCX: one buffer serves all). */
     private static final ByteBuffer HELLO = ByteBuffer.allocateDirect(8).putLong(0, Rendezvous.MAGIC);
     private static final long HELLO_ADDR = UcxUtils.getAddress(HELLO);
@@ -66,12 +66,10 @@ final class SharedLink extends Controlled {
     volatile Path key;
     /** Client side: an endpoint made and its CONNECT written in one order. */
     private final ReentrantLock order = new ReentrantLock();
-    /** Frames go out whole and in order: several connections' closes write on the one socket. */
-    private final ReentrantLock writes = new ReentrantLock();
-    /** Frames the socket did not take yet (under {@link #writes}); the watchdog sends them ({@link #writable}). */
-    private ByteBuffer queued;
-    /** The most that may wait: ~80,000 frames; beyond it the peer is taken to read nothing and the link ends. */
-    private static final int MAX_QUEUED = 1 << 20;
+    /** The control socket's writing side. */
+    private final LinkFrames frames;
+    /** Virtual threads parked on the worker. */
+    final LinkWaits waits;
 
     /** One connection of the link, by its number. */
     private static final class Slot {
@@ -82,6 +80,8 @@ final class SharedLink extends Controlled {
         int id;
         ByteBuffer[] staging;
         long hello;
+        /** Client: its CONNECT went out (or failed); until then only the connecting thread settles the slot. */
+        boolean asked;
         boolean released, peerClosed, sentClosed;
     }
 
@@ -104,6 +104,8 @@ final class SharedLink extends Controlled {
         this.worker = worker;
         this.peerAddress = peerAddress;
         this.client = client;
+        this.frames = new LinkFrames(this);
+        this.waits = new LinkWaits(worker);
     }
 
     /** The rendezvous's own connection, number 1. */
@@ -158,6 +160,7 @@ final class SharedLink extends Controlled {
                 live++;
                 slots.put(n, s);
             }
+            Exception failed = null;
             try {
                 s.ep = worker.newEndpoint(new UcpEndpointParams().setUcpAddress(peerAddress));
                 long op = UcpNative.send(s.ep.getNativeId(), HELLO_ADDR, HELLO_BYTES);
@@ -167,7 +170,30 @@ final class SharedLink extends Controlled {
                 s.hello = UcxWait.request(op);
                 send(Rendezvous.CONNECT, n, s.id);
             } catch (IOException | RuntimeException e) {
-                end("connection " + n + " could not be asked for: " + e); // the counts may be apart now
+                failed = e;
+            }
+            boolean gone;
+            synchronized (this) {
+                // from now on a hang-up settles this slot (hangUp); before, only this thread may: it was using
+                // the worker, which the link's end must not destroy under it
+                s.asked = true;
+                gone = failed != null || dead;
+                if (gone) {
+                    slots.remove(n);
+                    live--;
+                    if (s.hello != 0) {
+                        orphans.add(s.hello);
+                        s.hello = 0;
+                    }
+                    recycle(staging);
+                }
+            }
+            if (failed != null) {
+                end("connection " + n + " could not be asked for: " + failed); // the counts may be apart now
+                return null;
+            }
+            if (gone) {
+                maybeEnd();
                 return null;
             }
         } finally {
@@ -331,6 +357,20 @@ final class SharedLink extends Controlled {
         synchronized (this) {
             dead = true;
             all = new ArrayList<>(slots.values());
+            // connects still waiting for their answer never get a connection: they count no more, and what they
+            // left running (the hello) must complete before the worker goes
+            for (java.util.Iterator<Slot> i = slots.values().iterator(); i.hasNext(); ) {
+                Slot s = i.next();
+                if (s.conn == null && s.asked) {
+                    i.remove();
+                    live--;
+                    if (s.hello != 0) {
+                        orphans.add(s.hello);
+                        s.hello = 0;
+                    }
+                    recycle(s.staging);
+                }
+            }
         }
         SharedLinks.remove(this); // no new connection; it ends with the last one open on it
         for (Slot s : all) {
@@ -350,140 +390,6 @@ final class SharedLink extends Controlled {
         }
         SharedLinks.remove(this);
         maybeEnd();
-    }
-
-    // ---- waiting: virtual threads parked on the link's worker, each woken for its own request ----
-
-    /** A virtual thread parked for request {@code op} of connection {@code conn}. */
-    private static final class Parked {
-        final Thread thread;
-        final UcxConnection conn;
-        final long op;
-
-        Parked(Thread thread, UcxConnection conn, long op) {
-            this.thread = thread;
-            this.conn = conn;
-            this.op = op;
-        }
-    }
-
-    /** Parked threads (under its own lock); {@link #parkedCount} lets a progress skip the lock when none. */
-    private final ArrayList<Parked> parked = new ArrayList<>();
-    private volatile int parkedCount;
-    /** Held by the poller while it progresses the worker ({@link #ready}), and by the worker's destroy. */
-    private final Object life = new Object();
-    private boolean destroyed;
-    /** The worker's event descriptor, once armed (for {@link UcxParker#forget}). */
-    private volatile int efd = -1;
-
-    /**
-     * Parks a virtual thread until {@code op} completes, {@code c} is woken ({@link #wake}) or {@code nanos} pass;
-     * false at once when UCX will not arm the worker (events due, or a send pending: the caller progresses). One
-     * worker serves every connection of the link, and its one descriptor cannot say whose data came: the poller
-     * progresses the worker and wakes only the threads whose requests completed ({@link #ready}), as does any
-     * thread whose own progress completes another's ({@link #wakeCompleted}).
-     */
-    boolean park(UcxConnection c, long op, long nanos) throws IOException {
-        Parked me = new Parked(Thread.currentThread(), c, op);
-        synchronized (parked) {
-            parked.add(me);
-            parkedCount = parked.size();
-        }
-        try {
-            if (UcxWait.completed(op) || c.isClosed()) {
-                return true;
-            }
-            int fd = UcpNative.arm(worker.getNativeId());
-            if (fd == -1) {
-                return false;
-            }
-            if (fd < -1) {
-                throw new java.net.SocketException("UCX worker arm failed: " + UcxWait.status(fd));
-            }
-            efd = fd;
-            UcxParker.watch(this, fd);
-            java.util.concurrent.locks.LockSupport.parkNanos(c, nanos);
-            return true;
-        } finally {
-            synchronized (parked) {
-                parked.remove(me);
-                parkedCount = parked.size();
-            }
-        }
-    }
-
-    /** Unparks the parked threads whose requests completed (a progress did something). */
-    void wakeCompleted() {
-        if (parkedCount == 0) {
-            return;
-        }
-        synchronized (parked) {
-            for (int i = parked.size() - 1; i >= 0; i--) {
-                Parked p = parked.get(i);
-                if (UcxWait.completed(p.op)) {
-                    java.util.concurrent.locks.LockSupport.unpark(p.thread);
-                    parked.remove(i); // woken: the descriptor need not be armed for it again
-                }
-            }
-            parkedCount = parked.size();
-        }
-    }
-
-    /** Unparks {@code c}'s parked threads (its close, its peer's end-of-stream or hang-up: they look again). */
-    void wake(UcxConnection c) {
-        if (parkedCount == 0) {
-            return;
-        }
-        synchronized (parked) {
-            for (int i = 0, n = parked.size(); i < n; i++) {
-                Parked p = parked.get(i);
-                if (p.conn == c) {
-                    java.util.concurrent.locks.LockSupport.unpark(p.thread);
-                }
-            }
-        }
-    }
-
-    /**
-     * The worker's descriptor is ready (the parker's poller thread): progress the worker, wake the threads whose
-     * requests completed, and arm the descriptor again while threads are still parked. When UCX keeps saying
-     * "busy" (a send pending that only the peer's reading clears), everyone parked looks for themselves.
-     */
-    void ready(int fd) {
-        synchronized (life) {
-            if (!destroyed) {
-                readyLocked();
-            }
-        }
-    }
-
-    private void readyLocked() {
-        try {
-            for (int turn = 0; turn < 16; turn++) {
-                for (int i = 0; i < 64 && UcpNative.progress(worker.getNativeId()) != 0; i++) {
-                    // drain what is due
-                }
-                wakeCompleted();
-                if (parkedCount == 0) {
-                    return;
-                }
-                int again = UcpNative.arm(worker.getNativeId());
-                if (again >= 0) {
-                    UcxParker.watch(this, again);
-                    return;
-                }
-                if (again < -1) {
-                    break;
-                }
-            }
-        } catch (IOException | RuntimeException e) {
-            // everyone parked looks for themselves, below
-        }
-        synchronized (parked) {
-            for (Parked p : parked) {
-                java.util.concurrent.locks.LockSupport.unpark(p.thread);
-            }
-        }
     }
 
     // ---- closing ----
@@ -622,12 +528,7 @@ final class SharedLink extends Controlled {
             orphans.clear();
             closing.clear();
         }
-        synchronized (life) { // the poller progresses the worker no more (ready)
-            destroyed = true;
-            if (efd >= 0) {
-                UcxParker.forget(efd);
-            }
-        }
+        waits.destroyed(); // the poller progresses the worker no more
         if (abandon) {
             Linger.abandoned(worker); // destroying it would abort the process under a posted request
         } else {
@@ -653,86 +554,18 @@ final class SharedLink extends Controlled {
         }
     }
 
-    /**
-     * Writes one frame, whole and in order, without waiting: what the socket does not take now waits in
-     * {@link #queued} for the watchdog to send when it can ({@link #writable}). The watchdog itself answers
-     * CONNECTs, and with both ends of a link in one process it is also the only reader of the other end: a writer
-     * that waited for room there would wait for itself (a burst of 1,000 connects filled the socket so).
-     */
     private void send(byte type, int n, long v) throws IOException {
-        writes.lock();
-        try {
-            if (queued == null || queued.position() == 0) {
-                ByteBuffer m = frame(type, n, v);
-                control.write(m);
-                if (!m.hasRemaining()) {
-                    return;
-                }
-                queue(m);
-            } else {
-                queue(frame(type, n, v));
-            }
-        } finally {
-            writes.unlock();
-        }
-        wantWrite();
-    }
-
-    private static ByteBuffer frame(byte type, int n, long v) {
-        return ByteBuffer.allocate(FRAME).put(type).putInt(n).putLong(v).flip();
-    }
-
-    /** Under {@link #writes}: appends the rest of a frame; a peer that reads nothing for this long ends the link. */
-    private void queue(ByteBuffer m) throws IOException {
-        if (queued == null) {
-            queued = ByteBuffer.allocate(64 * FRAME);
-        }
-        if (queued.remaining() < m.remaining()) {
-            if (queued.capacity() >= MAX_QUEUED) {
-                throw new java.net.SocketException("the link's peer reads none of its control messages");
-            }
-            queued = ByteBuffer.allocate(queued.capacity() * 2).put(queued.flip());
-        }
-        queued.put(m);
+        frames.send(type, n, v);
     }
 
     @Override
     boolean wantsWrite() {
-        writes.lock();
-        try {
-            return queued != null && queued.position() > 0;
-        } finally {
-            writes.unlock();
-        }
+        return frames.wantsWrite();
     }
 
     @Override
     void writable() {
-        boolean done;
-        writes.lock();
-        try {
-            if (queued == null) {
-                return;
-            }
-            queued.flip();
-            try {
-                control.write(queued);
-            } catch (IOException e) {
-                queued.clear(); // the socket broke: its read reports the hang-up
-            }
-            queued.compact();
-            done = queued.position() == 0;
-        } finally {
-            writes.unlock();
-        }
-        if (done) {
-            java.nio.channels.SelectionKey k = selectionKey;
-            try {
-                k.interestOps(java.nio.channels.SelectionKey.OP_READ);
-            } catch (java.nio.channels.CancelledKeyException e) {
-                // ended meanwhile
-            }
-        }
+        frames.writable();
     }
 
     private static void recycle(ByteBuffer[] staging) {

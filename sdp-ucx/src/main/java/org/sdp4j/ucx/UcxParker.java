@@ -44,7 +44,7 @@ final class UcxParker {
     private static final HashMap<Integer, Waiter> PARKED = new HashMap<>(); // under its own lock: no lambda to
     // bootstrap in a virtual thread's first park (class loading there pins its carrier)
     /** Descriptors of shared links' workers: the poller lets the link progress it and wake whom it concerns. */
-    private static final java.util.concurrent.ConcurrentHashMap<Integer, SharedLink> LINKS =
+    private static final java.util.concurrent.ConcurrentHashMap<Integer, LinkWaits> LINKS =
             new java.util.concurrent.ConcurrentHashMap<>();
     /** The poller's epoll set, made with the poller. */
     private static volatile int epfd = -1;
@@ -86,10 +86,10 @@ final class UcxParker {
 
     /**
      * Watches the armed descriptor {@code fd} of shared link {@code l}'s worker: when it is ready, the poller calls
-     * {@link SharedLink#ready} rather than waking every thread parked on the link (one event for one connection
+     * {@link LinkWaits#ready} rather than waking every thread parked on the link (one event for one connection
      * woke all of a link's parked readers: 256 connections made a fifth of the round trips of 256 worker pairs).
      */
-    static void watch(SharedLink l, int fd) throws IOException {
+    static void watch(LinkWaits l, int fd) throws IOException {
         int ep = ensurePoller();
         LINKS.put(fd, l);
         UcpNative.epollArm(ep, fd);
@@ -137,7 +137,7 @@ final class UcxParker {
             while (true) {
                 int n = UcpNative.epollWait(ep, ready, IDLE_MILLIS);
                 for (int i = 0; i < n; i++) {
-                    SharedLink l = LINKS.get(ready[i]);
+                    LinkWaits l = LINKS.get(ready[i]);
                     if (l != null) {
                         l.ready(ready[i]);
                         continue;

@@ -91,7 +91,7 @@ final class UcxWait {
     void signal() {
         SharedLink shared = conn.shared;
         if (shared != null) {
-            shared.wake(conn); // its virtual threads parked on the link
+            shared.waits.wake(conn); // its virtual threads parked on the link
         }
         UcpNative.signal(worker); // a destroyed worker is never signalled: close signals before release
     }
@@ -164,7 +164,7 @@ final class UcxWait {
     private boolean sleep(long op, long nanos, boolean virtual) throws IOException {
         SharedLink shared = conn.shared;
         if (virtual && shared != null) {
-            return shared.park(conn, op, Math.max(1, nanos)); // woken for its own request only (see there)
+            return shared.waits.park(conn, op, Math.max(1, nanos)); // woken for its own request only (see there)
         }
         sleepers.incrementAndGet();
         try {
@@ -192,7 +192,7 @@ final class UcxWait {
             }
             SharedLink shared = conn.shared;
             if (shared != null) {
-                shared.wakeCompleted(); // the virtual threads parked on the link whose requests this completed
+                shared.waits.wakeCompleted(); // the virtual threads parked on the link whose requests this completed
             }
         }
         return n;
