@@ -51,14 +51,18 @@ final class LinkWaits {
      * progresses the worker and wakes only the threads whose requests completed ({@link #ready}), as does any
      * thread whose own progress completes another's ({@link #wakeCompleted}).
      */
-    boolean park(UcxConnection c, long op, long nanos) throws IOException {
+    boolean park(UcxConnection c, long op, long nanos, boolean reading) throws IOException {
         Parked me = new Parked(Thread.currentThread(), c, op);
         synchronized (parked) {
             parked.add(me);
             parkedCount = parked.size();
         }
         try {
-            if (UcxWait.completed(op) || c.isClosed()) {
+            // what a waker may have changed before this thread was on the list, which it could not wake then: its
+            // request, or the connection's state (the watchdog's end-of-stream marker or hang-up, a close); missed,
+            // the thread would sleep to its tick
+            if (UcxWait.completed(op) || c.isClosed() || c.gone != null || c.endpointError != null
+                    || (reading ? c.in.shutdown || c.finished() : c.closedByPeer || c.peerClosed)) {
                 return true;
             }
             int fd = UcpNative.arm(worker.getNativeId());
@@ -82,6 +86,9 @@ final class LinkWaits {
 
     /** Unparks the parked threads whose requests completed (a progress did something). */
     void wakeCompleted() {
+        // the request's completion was written by UCX (native) and the list's count by a parking thread: without a
+        // full fence each side may read the other's old value and the parked thread sleeps to its tick (Dekker)
+        java.lang.invoke.VarHandle.fullFence();
         if (parkedCount == 0) {
             return;
         }
@@ -99,6 +106,7 @@ final class LinkWaits {
 
     /** Unparks {@code c}'s parked threads (its close, its peer's end-of-stream or hang-up: they look again). */
     void wake(UcxConnection c) {
+        java.lang.invoke.VarHandle.fullFence(); // as in wakeCompleted: the connection's new state, then the count
         if (parkedCount == 0) {
             return;
         }

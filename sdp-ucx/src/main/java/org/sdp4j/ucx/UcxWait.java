@@ -161,10 +161,10 @@ final class UcxWait {
      * wake-up, and the deadline of a read is this thread's to keep. False when a virtual thread could not park
      * because UCX would not arm the worker (events due, or a send pending: {@link #await} decides).
      */
-    private boolean sleep(long op, long nanos, boolean virtual) throws IOException {
+    private boolean sleep(long op, long nanos, boolean virtual, boolean reading) throws IOException {
         SharedLink shared = conn.shared;
         if (virtual && shared != null) {
-            return shared.waits.park(conn, op, Math.max(1, nanos)); // woken for its own request only (see there)
+            return shared.waits.park(conn, op, Math.max(1, nanos), reading); // woken for its own request only (see there)
         }
         sleepers.incrementAndGet();
         try {
@@ -293,7 +293,7 @@ final class UcxWait {
             slept = true;
             // woken by UCX, by close, by the watchdog (end-of-stream, hang-up), at the deadline or at the tick
             long bound = deadline != 0 && deadline - now < tick ? deadline - now : tick;
-            if (sleep(r, bound, virtual)) {
+            if (sleep(r, bound, virtual, reading)) {
                 busy = 0;
             } else if (++busy < BUSY_TURNS) {
                 Thread.yield(); // other virtual threads first: the peer's reader may be one of them
