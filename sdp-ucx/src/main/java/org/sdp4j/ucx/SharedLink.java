@@ -294,6 +294,7 @@ final class SharedLink extends Controlled {
                 return false;
             }
             if (v < 0) {
+                retiring = true; // its listener closed or is full: the next connect asks by a new rendezvous
                 slots.remove(n);
                 live--;
                 if (s.hello != 0) {

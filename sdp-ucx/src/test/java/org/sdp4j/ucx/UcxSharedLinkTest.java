@@ -186,6 +186,32 @@ class UcxSharedLinkTest {
         }
     }
 
+    /**
+     * A listener that closes while a connection it accepted is open on a link: that connection lives on (as a TCP
+     * connection outlives its listener), and a connect over the link is refused by the listener's side
+     * ({@code ACCEPT} -1): it fails as a connect to a closed port does, and does not wait.
+     */
+    @Test
+    void aClosedListenerRefusesConnectsOnItsLinkAndItsOpenConnectionLivesOn() throws Exception {
+        ServerSocket ss = UcxSocketTest.listen();
+        java.net.SocketAddress where = ss.getLocalSocketAddress();
+        Future<Socket> accepted = UcxSocketTest.EXEC.submit(() -> ss.accept());
+        try (Socket open = connect(ss); Socket server = accepted.get(10, TimeUnit.SECONDS)) {
+            SharedLink l = clientLink();
+            ss.close();
+            assertThrows(IOException.class, () -> {
+                try (Socket late = new Socket()) {
+                    late.connect(where, 5000);
+                }
+            }, "a connect to the closed listener");
+            assertTrue(!l.usable(), "the link refused once is not asked again");
+            open.getOutputStream().write(7);
+            assertEquals(7, server.getInputStream().read(), "the open connection, after its listener closed");
+            server.getOutputStream().write(8);
+            assertEquals(8, open.getInputStream().read());
+        }
+    }
+
     @Test
     void aConnectOutOfOrderEndsTheLink() throws Exception {
         outOfPlace(l -> frame(Rendezvous.CONNECT, 5, 7));
