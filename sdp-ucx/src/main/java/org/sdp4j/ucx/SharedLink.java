@@ -242,46 +242,59 @@ final class SharedLink extends Controlled {
                 return false;
             }
             made = n;
+            live++; // held while this thread uses the worker: a listener's close meanwhile must not destroy it
         }
-        UcpEndpoint ep;
+        boolean taken = false; // the hold became the connection's
         try {
-            ep = worker.newEndpoint(new UcpEndpointParams().setUcpAddress(peerAddress));
-            UcpNative.progress(worker.getNativeId()); // the client's wire-up, answered now
-        } catch (RuntimeException e) {
-            return false; // the counts are apart: the link ends
-        }
-        if (!s.isOpen() || !s.hasRoom() || !Staging.directRoom(2L * Staging.STAGING_INITIAL)) {
+            UcpEndpoint ep;
             try {
-                closeEndpoint(ep);
-                send(Rendezvous.ACCEPT, n, -1);
-                return true;
-            } catch (IOException | RuntimeException e) {
+                ep = worker.newEndpoint(new UcpEndpointParams().setUcpAddress(peerAddress));
+                UcpNative.progress(worker.getNativeId()); // the client's wire-up, answered now
+            } catch (RuntimeException e) {
+                return false; // the counts are apart: the link ends
+            }
+            if (!s.isOpen() || !s.hasRoom() || !Staging.directRoom(2L * Staging.STAGING_INITIAL)) {
+                try {
+                    closeEndpoint(ep);
+                    send(Rendezvous.ACCEPT, n, -1);
+                    return true;
+                } catch (IOException | RuntimeException e) {
+                    return false;
+                }
+            }
+            int myId = UcxConnection.IDS.incrementAndGet() & 0xFFFF;
+            UcxConnection c = new UcxConnection(this, ep, n, myId, (int) id,
+                    new ByteBuffer[] {Staging.staging(), Staging.staging()});
+            c.in.skipHello(HELLO_BYTES);
+            Slot slot = new Slot();
+            slot.conn = c;
+            synchronized (this) {
+                if (dead) {
+                    c.peerGone("the link ended");
+                }
+                slots.put(n, slot);
+            }
+            taken = true;
+            CARRIED.incrementAndGet();
+            try {
+                send(Rendezvous.ACCEPT, n, myId);
+            } catch (IOException e) {
+                c.peerGone(e.toString());
+                c.close();
                 return false;
             }
-        }
-        int myId = UcxConnection.IDS.incrementAndGet() & 0xFFFF;
-        UcxConnection c = new UcxConnection(this, ep, n, myId, (int) id,
-                new ByteBuffer[] {Staging.staging(), Staging.staging()});
-        c.in.skipHello(HELLO_BYTES);
-        Slot slot = new Slot();
-        slot.conn = c;
-        synchronized (this) {
-            if (dead) {
-                c.peerGone("the link ended");
+            s.completed(c);
+            return true;
+        } finally {
+            if (!taken) {
+                synchronized (this) {
+                    if (--live == 0) {
+                        idleSince = System.nanoTime();
+                    }
+                }
+                maybeEnd();
             }
-            slots.put(n, slot);
-            live++;
         }
-        CARRIED.incrementAndGet();
-        try {
-            send(Rendezvous.ACCEPT, n, myId);
-        } catch (IOException e) {
-            c.peerGone(e.toString());
-            c.close();
-            return false;
-        }
-        s.completed(c);
-        return true;
     }
 
     /** Client: the listener's answer to connection {@code n}: its id, or -1 (refused: closed or full). */
@@ -296,6 +309,7 @@ final class SharedLink extends Controlled {
             if (v < 0) {
                 retiring = true; // its listener closed or is full: the next connect asks by a new rendezvous
                 slots.remove(n);
+                closeEndpoint(s.ep); // before the slot lets go of the worker: a release may end the link next
                 live--;
                 if (s.hello != 0) {
                     orphans.add(s.hello);
@@ -309,7 +323,6 @@ final class SharedLink extends Controlled {
         }
         if (c == null) {
             s.waiting.complete(null);
-            closeEndpoint(s.ep);
             maybeEnd();
             return true;
         }
