@@ -41,14 +41,32 @@ public final class Peer {
         System.exit(3);
     }
 
-    /** A running peer JVM with the fixture's transport, started the way this JVM was (same java, class path). */
+    /**
+     * A running peer JVM with the fixture's transport, started the way this JVM was (same java, class path, -X
+     * options). Its standard error still reaches this JVM's; the last lines of both outputs are kept and, with the
+     * JVM's own crash report (-XX:ErrorFile), go into the failure when the peer dies before its line: CI shows a
+     * failure's message, not a guest's whole console (a peer that aborted with status 134 in the SMC-R guest, stop
+     * 36, said nothing more).
+     */
     public static final class Process implements AutoCloseable {
+        private static final int KEPT_LINES = 30;
         final java.lang.Process p;
         final BufferedReader out;
+        private final Path errorFile;
+        private final java.util.ArrayDeque<String> errTail = new java.util.ArrayDeque<>();
+        private final Thread errReader;
 
         Process(Transport t, String... args) throws IOException {
             List<String> cmd = new ArrayList<>();
             cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+            // the GC, compiler and CDS options of this JVM (the guests' busy-JVM list under TCG): not the agent's
+            for (String a : java.lang.management.ManagementFactory.getRuntimeMXBean().getInputArguments()) {
+                if (a.startsWith("-X") && !a.startsWith("-XX:ErrorFile") && !a.startsWith("-XX:OnError")) {
+                    cmd.add(a);
+                }
+            }
+            errorFile = reportDir().resolve("hs_err-" + System.nanoTime() + ".log");
+            cmd.add("-XX:ErrorFile=" + errorFile);
             cmd.add("--add-opens=java.base/java.net=ALL-UNNAMED");
             cmd.add("--add-exports=java.base/sun.nio.ch=ALL-UNNAMED");
             cmd.add("--add-opens=java.base/sun.nio.ch=ALL-UNNAMED");
@@ -64,8 +82,21 @@ public final class Peer {
             cmd.add(Peer.class.getName());
             cmd.add(t.getClass().getName());
             cmd.addAll(List.of(args));
-            p = new ProcessBuilder(cmd).redirectError(ProcessBuilder.Redirect.INHERIT).start();
+            p = new ProcessBuilder(cmd).start();
             out = new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8));
+            BufferedReader err = new BufferedReader(new InputStreamReader(p.getErrorStream(), StandardCharsets.UTF_8));
+            errReader = new Thread(() -> {
+                try {
+                    for (String l; (l = err.readLine()) != null; ) {
+                        System.err.println("[peer] " + l);
+                        keep(l);
+                    }
+                } catch (IOException e) {
+                    // the peer is gone (killed): nothing more to keep
+                }
+            }, "peer-stderr");
+            errReader.setDaemon(true);
+            errReader.start();
         }
 
         /**
@@ -79,10 +110,52 @@ public final class Peer {
                     if (l.startsWith(prefix)) {
                         return l.substring(prefix.length()).trim();
                     }
+                    keep(l); // a JVM prints its fatal error's header on standard output
                 }
-                throw new IOException("the peer exited (status " + p.waitFor() + ") before printing " + prefix);
+                throw new IOException("the peer exited (status " + p.waitFor() + ") before printing " + prefix
+                        + diagnosis());
             });
             return f.get(60, TimeUnit.SECONDS);
+        }
+
+        private void keep(String line) {
+            synchronized (errTail) {
+                if (errTail.size() == KEPT_LINES) {
+                    errTail.removeFirst();
+                }
+                errTail.addLast(line);
+            }
+        }
+
+        private static Path reportDir;
+
+        /** A directory of this JVM's own (0700, made fresh): no other local user names the peers' crash reports. */
+        private static synchronized Path reportDir() throws IOException {
+            if (reportDir == null) {
+                reportDir = java.nio.file.Files.createTempDirectory("sdp4j-peers-");
+            }
+            return reportDir;
+        }
+
+        /** What the dead peer left: its last lines of output and the head of its crash report, if any. */
+        private String diagnosis() throws InterruptedException {
+            errReader.join(5_000);
+            StringBuilder b = new StringBuilder();
+            synchronized (errTail) {
+                if (!errTail.isEmpty()) {
+                    b.append("\n  its output ended:\n    ").append(String.join("\n    ", errTail));
+                }
+            }
+            try {
+                if (java.nio.file.Files.isRegularFile(errorFile, java.nio.file.LinkOption.NOFOLLOW_LINKS)) {
+                    List<String> report = java.nio.file.Files.readAllLines(errorFile, StandardCharsets.ISO_8859_1);
+                    b.append("\n  its crash report ").append(errorFile).append(" begins:\n    ")
+                            .append(String.join("\n    ", report.subList(0, Math.min(25, report.size()))));
+                }
+            } catch (IOException e) {
+                b.append("\n  its crash report ").append(errorFile).append(" is unreadable: ").append(e);
+            }
+            return b.toString();
         }
 
         /** SIGKILL, and waits until the process is gone. */
