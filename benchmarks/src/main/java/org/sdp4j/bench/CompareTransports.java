@@ -94,8 +94,10 @@ public final class CompareTransports {
             "ucx-yield", List.of("ucx", "-Dsdp4j.spin.policy=false"),
             // a local connection's busy-poll on a machine of fewer than 4 CPUs, as before issue 18 made it none
             "ucx-poll100", List.of("ucx", "-Dsdp4j.ucx.poll=100"),
-            // a sleeping waiter's first bound as the watchdog's alarms had it, 1 ms (issue 18: now 50 us)
+            // a sleeping waiter's first bound as the watchdog's alarms had it, 1 ms (issue 18: now 10 ms)
             "ucx-tick1ms", List.of("ucx", "-Dsdp4j.ucx.tick=1000"),
+            // the first bound of 50 us that issue 18's ninth pass replaced with 10 ms
+            "ucx-tick50", List.of("ucx", "-Dsdp4j.ucx.tick=50"),
             // no spare workers made ahead: a new pair's connect makes its own when the pool is empty (as before)
             "ucx-nospares", List.of("ucx", "-Dsdp4j.ucx.pool.spares=0"),
             // connects of virtual threads on shared links (SharedLink; off by default, issue 18)

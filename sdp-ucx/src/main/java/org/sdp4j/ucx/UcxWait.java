@@ -42,10 +42,15 @@ final class UcxWait {
      * A sleep in the worker never outlasts this (doubling per sleep of one wait, from the first): UCX 1.13 can
      * leave every side of a connection asleep with data still to move (an 8 MiB NIO echo over posix/cma hung so,
      * one run in ten, each side in ucp_worker_wait), so each sleep is a timed poll on the worker's descriptor. The
-     * first is short ({@code sdp4j.ucx.tick}, µs, default 50): a lost wake-up costs that, not the millisecond it
-     * cost when the watchdog's alarms were the bound (the stalls under load in benchmarks/README.md, issue 18).
+     * first bound is 10 ms ({@code sdp4j.ucx.tick}, µs): a short one is not free. Each sleep arms a timer that is
+     * then the CPU's next, and arming and cancelling it is a hardware timer's reprogramming (on this VM a trap to
+     * the host): with 50 µs, as before, a 64 B ping-pong of platform threads cost 4x TCP's CPU per round trip; with
+     * 10 ms, TCP's (benchmarks/README.md, issue 18, ninth pass). A lost wake-up is rare: sdp-ucx's suites with a 1 s
+     * bound saw one in two million sleeps; it costs this bound.
      */
-    static final long FIRST_TICK_NANOS = org.sdp4j.transport.Props.intProperty("sdp4j.ucx.tick", 50, 1) * 1000L;
+    static final long FIRST_TICK_NANOS = org.sdp4j.transport.Props.intProperty("sdp4j.ucx.tick", 10_000, 1) * 1000L;
+    /** A virtual thread's nap when UCX will not let it park (await): short, it waits for a peer's reader to run. */
+    private static final long BUSY_NAP_NANOS = 50_000;
     /** Turns in a row a virtual thread yields when UCX will not let it park, before it naps instead (await). */
     private static final int BUSY_TURNS = 64;
     private static final long LAST_TICK_NANOS = 1_000_000_000;
@@ -221,7 +226,7 @@ final class UcxWait {
 
     /**
      * Waits for {@code r}: busy progress for the poll time, then asleep in the worker until UCX, the watchdog
-     * (end-of-stream, hang-up) or close wakes it, or the sleep's bound (the deadline, or a tick of 50 µs doubling to
+     * (end-of-stream, hang-up) or close wakes it, or the sleep's bound (the deadline, or a tick of 10 ms doubling to
      * 1 s) ends it. Returns false when a read cannot complete: the peer
      * finished or is gone (after a last look for data already on its way).
      *
@@ -303,7 +308,7 @@ final class UcxWait {
                 // few turns, nap rather than take the carrier round again (two such writers kept both carriers,
                 // and their readers, virtual threads of this process, never ran:
                 // UcxVirtualThreadTest.writersWaitingOnAFullPeerLeaveTheCarriersToItsReaders)
-                java.util.concurrent.locks.LockSupport.parkNanos(conn, Math.min(bound, FIRST_TICK_NANOS));
+                java.util.concurrent.locks.LockSupport.parkNanos(conn, Math.min(bound, BUSY_NAP_NANOS));
             }
             tick = Math.min(2 * tick, LAST_TICK_NANOS);
             if (virtual && Thread.currentThread().isInterrupted() && !conn.isClosed()) {
