@@ -98,6 +98,8 @@ public final class CompareTransports {
             "ucx-tick1ms", List.of("ucx", "-Dsdp4j.ucx.tick=1000"),
             // the first bound of 50 us that issue 18's ninth pass replaced with 10 ms
             "ucx-tick50", List.of("ucx", "-Dsdp4j.ucx.tick=50"),
+            // virtual threads' tick-bounded parks timed (the JDK's unparker), as before the parker's sweep
+            "ucx-timedpark", List.of("ucx", "-Dsdp4j.ucx.park.timed=true"),
             // no spare workers made ahead: a new pair's connect makes its own when the pool is empty (as before)
             "ucx-nospares", List.of("ucx", "-Dsdp4j.ucx.pool.spares=0"),
             // connects of virtual threads on shared links (SharedLink; off by default, issue 18)

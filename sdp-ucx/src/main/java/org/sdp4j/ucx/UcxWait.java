@@ -166,7 +166,7 @@ final class UcxWait {
      * wake-up, and the deadline of a read is this thread's to keep. False when a virtual thread could not park
      * because UCX would not arm the worker (events due, or a send pending: {@link #await} decides).
      */
-    private boolean sleep(long op, long nanos, boolean virtual, boolean reading) throws IOException {
+    private boolean sleep(long op, long nanos, boolean virtual, boolean reading, boolean exact) throws IOException {
         SharedLink shared = conn.shared;
         if (virtual && shared != null) {
             return shared.waits.park(conn, op, Math.max(1, nanos), reading); // woken for its own request only (see there)
@@ -177,7 +177,7 @@ final class UcxWait {
                 return true;
             }
             if (virtual) {
-                return UcxParker.park(conn, worker, Math.max(1, nanos));
+                return UcxParker.park(conn, worker, Math.max(1, nanos), exact);
             }
             int s = UcpNative.await(worker, (int) Math.max(1, (nanos + 999) / 1000));
             if (s < 0) {
@@ -297,8 +297,9 @@ final class UcxWait {
             }
             slept = true;
             // woken by UCX, by close, by the watchdog (end-of-stream, hang-up), at the deadline or at the tick
-            long bound = deadline != 0 && deadline - now < tick ? deadline - now : tick;
-            if (sleep(r, bound, virtual, reading)) {
+            boolean exact = deadline != 0 && deadline - now < tick; // else the tick: see UcxParker.park
+            long bound = exact ? deadline - now : tick;
+            if (sleep(r, bound, virtual, reading, exact)) {
                 busy = 0;
             } else if (++busy < BUSY_TURNS) {
                 Thread.yield(); // other virtual threads first: the peer's reader may be one of them
