@@ -100,6 +100,10 @@ public final class CompareTransports {
             "ucx-tick50", List.of("ucx", "-Dsdp4j.ucx.tick=50"),
             // virtual threads' tick-bounded parks timed (the JDK's unparker), as before the parker's sweep
             "ucx-timedpark", List.of("ucx", "-Dsdp4j.ucx.park.timed=true"),
+            // the JDK's own pollers as platform threads (its default before JDK 22 on Linux): what ucx's parker is
+            "tcp-syspollers", List.of("tcp", "-Djdk.pollerMode=1"),
+            // virtual threads parked through sdp4j's own poller thread only, not the JDK's pollers
+            "ucx-ownpoller", List.of("ucx", "-Dsdp4j.ucx.parker=own"),
             // no spare workers made ahead: a new pair's connect makes its own when the pool is empty (as before)
             "ucx-nospares", List.of("ucx", "-Dsdp4j.ucx.pool.spares=0"),
             // connects of virtual threads on shared links (SharedLink; off by default, issue 18)

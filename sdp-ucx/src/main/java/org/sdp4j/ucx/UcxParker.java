@@ -17,6 +17,9 @@ import org.sdp4j.ucp.UcpNative;
  * junixsocket's work this way; the first version woke the poller with an eventfd write per park to rebuild a
  * ppoll array, a context switch more per wait.
  *
+ * <p>A descriptor's only waiter parks through the JDK's own poller instead ({@link #JDK}), as the JDK's sockets
+ * do; a second waiter on the same descriptor (the JDK's poller keeps one) uses this class's epoll set.
+ *
  * <p>A park bounded only by the wait's tick (the safety net against UCX's rare lost wake-up, {@link UcxWait}) is
  * untimed: the poller ends it, looking every tick for waiters past their bound. A timed park of a virtual thread
  * is a task on the JDK's unparker queue, and when that queue is empty, as in a request/response on one connection,
@@ -70,10 +73,17 @@ final class UcxParker {
     private static volatile boolean polling = true;
     /** {@code sdp4j.ucx.park.timed}: every park timed, as before the sweep (to measure the two side by side). */
     private static final boolean TIMED = Boolean.getBoolean("sdp4j.ucx.park.timed");
+    /**
+     * Whether a descriptor's only waiter parks through the JDK's own poller ({@code sdp4j.ucx.parker}: {@code jdk},
+     * the default where the JDK has it, or {@code own}): since JDK 22 its pollers are virtual threads, which wake a
+     * parked thread without a platform thread's context switch; this class's poller then only sweeps.
+     */
+    static final boolean JDK = !"own".equals(System.getProperty("sdp4j.ucx.parker"))
+            && org.sdp4j.jdk.JdkPoller.isAvailable();
 
     /** Loads the nested class here, not in a virtual thread's first park (class loading there pins its carrier). */
     static void preload() {
-        new Waiter(Thread.currentThread(), 0, null).done = true;
+        new Waiter(Thread.currentThread(), 0, null).done = true; // and JDK's initializer loads JdkPoller
     }
 
     /**
@@ -96,20 +106,27 @@ final class UcxParker {
         long now = System.nanoTime();
         long until = timed ? 0 : (now + nanos) | 1; // never 0 when untimed: 0 means timed
         Waiter mine;
+        boolean jdk;
         synchronized (PARKED) {
-            mine = new Waiter(Thread.currentThread(), until, prune(PARKED.get(fd)));
+            Waiter head = prune(PARKED.get(fd));
+            jdk = JDK && head == null; // the JDK's poller keeps one thread per descriptor: a second waiter uses ours
+            mine = new Waiter(Thread.currentThread(), until, head);
             PARKED.put(fd, mine);
         }
         lastPark = now;
         try {
-            UcpNative.epollArm(ep, fd);
-            if (timed) {
-                LockSupport.parkNanos(blocker, nanos);
+            if (jdk) {
+                org.sdp4j.jdk.JdkPoller.awaitReadable(fd, timed ? nanos : 0); // the sweep unparks an untimed one
             } else {
-                LockSupport.park(blocker);
+                UcpNative.epollArm(ep, fd);
+                if (timed) {
+                    LockSupport.parkNanos(blocker, nanos);
+                } else {
+                    LockSupport.park(blocker);
+                }
             }
         } finally {
-            mine.done = true;
+            mine.done = true; // after the JDK's poller let go of the descriptor: the next waiter may use it
         }
         return true;
     }
