@@ -82,9 +82,9 @@ class UcxParkerTest {
     void aSignalEndsAParkLongBeforeItsBound() throws Exception {
         Future<Integer> parked = threads.submit(() -> parkOnce(3_600_000_000_000L, false)); // an hour
         Thread.sleep(200); // parked by then, most likely; a signal before the park makes the arm say busy: also ends it
-        for (long end = System.nanoTime() + GUARD_S * 1_000_000_000L; !parked.isDone(); Thread.sleep(50)) {
+        while (!parked.isDone()) { // ends when the park does; the test's @Timeout guards a park no signal ends
             UcpNative.signal(worker.getNativeId());
-            assertTrue(System.nanoTime() - end < 0, "a signalled park still parked after " + GUARD_S + " s");
+            Thread.sleep(50);
         }
         parked.get();
     }
