@@ -40,6 +40,7 @@ import org.openjdk.jmh.annotations.Warmup;
  *       what a pool filling up or a burst of clients costs, connect included; connects per second = connections /
  *       time;</li>
  *   <li>{@link #connectClose}: one connect and close, alone: the cost per connection.</li>
+ *   <li>{@link #connectExchangeClose}: the same with one 64 B round trip between: the server's side included.</li>
  * </ul>
  * {@code server=jvm}: the echo server runs in this JVM (both ends in one JVM; the issue's measurements);
  * {@code server=peer}: in a second JVM started with this JVM's arguments, i.e. on the agent too ({@link Peer}).
@@ -89,7 +90,7 @@ public class Concurrency {
         kind = ThreadKind.of(threads);
         address = new InetSocketAddress(DerbyDrdaServer.benchHost(), serverPort(kind, server));
         String b = params.getBenchmark();
-        if (b.endsWith(".connectClose") || b.endsWith(".connectBurst")) {
+        if (b.endsWith(".connectClose") || b.endsWith(".connectExchangeClose") || b.endsWith(".connectBurst")) {
             // the connect steps measure connects: the round-trip step's fleet goes before, and what its close set off
             // (ucx: 2N workers destroyed, ~9 s for N = 256) ends before the first iteration. Dropped inside the
             // measured method, the first connect + close took those 9 s and the next ones shared two CPUs with
@@ -213,6 +214,21 @@ public class Concurrency {
     public void connectClose() throws IOException {
         if (fleet != null) dropFleet();
         connect(address).close();
+    }
+
+    /**
+     * One connect, one 64 B round trip and close, from the benchmark thread (platform), to the echo server of kind
+     * {@code threads}: issue 18's "connect + exchange + close". The round trip waits for the server's side of the
+     * connection (its accept, its thread), which {@link #connectClose} never does, as a TCP connect does not.
+     */
+    @Benchmark
+    @OutputTimeUnit(TimeUnit.MICROSECONDS)
+    public void connectExchangeClose() throws IOException {
+        if (fleet != null) dropFleet();
+        try (Socket s = connect(address)) {
+            byte[] msg = new byte[SIZE], echo = new byte[SIZE];
+            roundTrip(s.getInputStream(), s.getOutputStream(), msg, echo, 0, 0);
+        }
     }
 
     static Socket connect(InetSocketAddress a) throws IOException {

@@ -68,8 +68,10 @@ final class ReportGroups {
                     steps.add(new Step("Concurrency.roundTrips", p, 1, s.concWarmupMs, s.concIterations, s.concMs));
                 }
                 if (k.equals("platform")) {
-                    steps.add(new Step("Concurrency.connectClose", "connections=1 server=" + s.concServer + " threads=platform", 1,
-                            s.concWarmupMs, s.concIterations, s.concMs));
+                    for (String m : List.of("connectClose", "connectExchangeClose")) {
+                        steps.add(new Step("Concurrency." + m, "connections=1 server=" + s.concServer + " threads=platform", 1,
+                                s.concWarmupMs, s.concIterations, s.concMs));
+                    }
                 }
                 for (int n : s.concN) {
                     String p = "connections=" + n + " server=" + s.concServer + " threads=" + k;
@@ -209,16 +211,20 @@ final class ReportGroups {
                 .append("N new threads each connect, do one 64 B round trip and close, all at once (a pool filling up): connects per second.\n\n");
         if (charts.contains("conc-connect.svg")) b.append("![connect bursts](charts/conc-connect.svg)\n\n");
         concTable(b, s, configs, results, "connectBurst");
-        b.append("### Connect + close, one connection\n\n");
+        b.append("### Connect + close, one connection (with and without a round trip)\n\n");
         b.append("| measurement | ");
         for (Config c : configs) b.append(c.name).append(" | ");
         b.append("ucx / tcp |\n|---|");
         for (int i = 0; i <= configs.size(); i++) b.append("---:|");
         b.append('\n');
-        Map<String, Series> row = results.getOrDefault("Concurrency.connectClose connections=1 server=" + s.concServer + " threads=platform", Map.of());
-        b.append("| connect + close (µs) | ");
-        for (Config c : configs) b.append(cell(c, row.get(c.name))).append(" | ");
-        b.append(pair(row.get("ucx"), row.get("tcp"))).append(" |\n\n");
+        for (String[] m : new String[][] {{"connectClose", "connect + close (µs)"},
+                {"connectExchangeClose", "connect + 64 B round trip + close (µs)"}}) {
+            Map<String, Series> row = results.getOrDefault("Concurrency." + m[0] + " connections=1 server=" + s.concServer + " threads=platform", Map.of());
+            b.append("| ").append(m[1]).append(" | ");
+            for (Config c : configs) b.append(cell(c, row.get(c.name))).append(" | ");
+            b.append(pair(row.get("ucx"), row.get("tcp"))).append(" |\n");
+        }
+        b.append('\n');
     }
 
     static final Pattern OPENED = Pattern.compile("concurrency: \\d+ (\\w+)-thread connections to \\S*?:(\\d+) opened");

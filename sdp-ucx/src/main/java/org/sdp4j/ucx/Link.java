@@ -1,11 +1,9 @@
 package org.sdp4j.ucx;
 
 import java.io.IOException;
-import java.net.SocketException;
 import java.nio.ByteBuffer;
 import java.nio.channels.SocketChannel;
 import java.nio.file.Path;
-import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
@@ -27,12 +25,13 @@ import org.sdp4j.ucp.UcpNative;
  *   <li>a side whose connection closed cleanly, with no request left in flight, sends {@link Rendezvous#KEEP} and
  *       parks its end ({@link #park});</li>
  *   <li>a client connecting to the same listener again takes a parked end of its own whose listener kept its side
- *       too ({@link Links#connect}) and sends {@link Rendezvous#CONNECT} with its new id; with none (the server has
- *       not closed its side of the last connection yet, as right after a close) it makes a new pair: no connect
- *       waits for another connection's server;</li>
- *   <li>the listener, once its own end is parked and the client's KEEP came, queues a new connection for
- *       {@code accept} and answers {@link Rendezvous#ACCEPT} with its id ({@link #serveLocked}); a listener that closed,
- *       or whose end was not kept, hangs up instead, and the client makes a new pair as before;</li>
+ *       too ({@link Links#connect}), sends {@link Rendezvous#CONNECT} with its new id and returns the connection
+ *       without waiting for an answer ({@link #reconnect}); with none (the server has not closed its side of the
+ *       last connection yet, as right after a close) it makes a new pair: no connect waits for another
+ *       connection's server;</li>
+ *   <li>the listener's watchdog, on the CONNECT, queues a new connection for {@code accept} and answers
+ *       {@link Rendezvous#ACCEPT} with its id ({@link #serveLocked}); a listener that closed or is full hangs up
+ *       instead, and the client's connection fails as one reset in a closing TCP listener's backlog;</li>
  *   <li>before a kept pair carries the next connection, each side discards what the peer sent on the last one that
  *       its application never read ({@link #drain}): the peer's marker counted it, and the peer flushed it first.</li>
  * </ul>
@@ -69,9 +68,8 @@ final class Link extends Controlled {
     private UcxClose parked;
     private boolean hungUp, dead;
     private int pendingConnect = -1;
-    /** Client side: the connector waiting for the answer to its CONNECT, and that CONNECT's id. */
-    private CompletableFuture<UcxConnection> accepting;
-    private int connecting;
+    /** Client side: the id of the CONNECT whose ACCEPT has not come yet (its connection is in use already), or -1. */
+    private int awaiting = -1;
 
     /** What {@link #drain} leaves the next connection: a receive posted into its staging, bytes already there. */
     private long adoptOp;
@@ -117,7 +115,6 @@ final class Link extends Controlled {
      * when the pair ended meanwhile (the close then goes on).
      */
     boolean park(UcxClose c) {
-        UcxConnection next;
         synchronized (this) {
             if (dead || hungUp) {
                 return false;
@@ -126,13 +123,12 @@ final class Link extends Controlled {
             parkedAt = System.nanoTime();
             KEPT.incrementAndGet();
             Links.parked(this);
+            notifyAll(); // a CONNECT that came between our KEEP and this park waits for it (connectRequested)
             if (key != null) {
                 Links.offer(this);
                 return true;
             }
-            next = pendingConnect >= 0 ? serveLocked() : null;
         }
-        queue(next);
         return true;
     }
 
@@ -167,18 +163,42 @@ final class Link extends Controlled {
         return true;
     }
 
-    /** Listener side: a client's CONNECT; served at once if this end is parked, else when it is. */
+    /**
+     * Listener side: a client's CONNECT, served before the watchdog reads on. The client does not wait for our
+     * ACCEPT, so what follows the CONNECT on this socket (its FIN, its KEEP) is the new connection's and must find it
+     * made. The client sends CONNECT only after our KEEP, and our closing thread parks this end right after writing
+     * that KEEP: the wait for the park is that moment (bounded; a pair whose end does not park ends).
+     */
     private boolean connectRequested(long id) {
         UcxConnection next;
         synchronized (this) {
             if (dead || server == null || id < 0 || id > 0xFFFF || pendingConnect >= 0 || !peerKept) {
                 return false;
             }
-            pendingConnect = (int) id;
-            if (parked == null) {
-                return true; // our side of the last connection is still open or closing
+            long end = System.nanoTime() + UcxConnection.CLOSE_BOUND_NANOS;
+            while (parked == null && !dead && !hungUp) {
+                long left = end - System.nanoTime();
+                if (left <= 0) {
+                    return false;
+                }
+                try {
+                    TimeUnit.NANOSECONDS.timedWait(this, left);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    return false;
+                }
             }
+            if (parked == null) {
+                return false;
+            }
+            pendingConnect = (int) id;
             next = serveLocked();
+        }
+        if (next == null) {
+            // not taken (listener closed or full): the client already uses the connection and may send its FIN and
+            // KEEP next, which must not reach the last one; false ends the pair and closes the socket now, so the
+            // client learns at once
+            return false;
         }
         queue(next);
         return true;
@@ -194,7 +214,7 @@ final class Link extends Controlled {
         String why = !s.isOpen() ? "listener closed" : !s.hasRoom() ? "listener's queue full" : drain(old.conn());
         if (why == null) {
             int id = UcxConnection.IDS.incrementAndGet() & 0xFFFF;
-            // the connection first: what the client sends after our ACCEPT is the new connection's
+            // what the client sent after its CONNECT is already the new connection's: drain left it in the adopt fields
             UcxConnection c = unpark(old, id, pendingConnect);
             pendingConnect = -1;
             try {
@@ -220,50 +240,53 @@ final class Link extends Controlled {
     }
 
     /**
-     * Client side: the listener's ACCEPT (watchdog thread). The next connection is made here, before the watchdog
-     * reads on: what follows the ACCEPT on this socket (the listener may already close it) is the new connection's.
+     * Client side: the listener's ACCEPT (watchdog thread) for the CONNECT {@link #reconnect} sent; the connection
+     * is in use already, the ACCEPT only confirms it (a listener that cannot take it hangs up instead).
      */
     private synchronized boolean accepted(long id) {
-        if (accepting == null || id < 0 || id > 0xFFFF || !peerKept || parked == null) {
+        if (awaiting < 0 || id < 0 || id > 0xFFFF) {
             return false;
         }
-        CompletableFuture<UcxConnection> f = accepting;
-        accepting = null;
-        String why = drain(parked.conn());
-        if (why != null) {
-            f.completeExceptionally(new SocketException(why));
-            return false; // the pair ends: the listener sees the hang-up
-        }
-        f.complete(unpark(parked, connecting, (int) id));
+        awaiting = -1;
         return true;
     }
 
     /**
-     * Client side, on an end taken from {@link Links} (its listener kept its side too): asks the listener for a new
-     * connection on this pair and waits for the answer, which the listener's watchdog makes at once: ACCEPT, or a
-     * hang-up (listener closed, queue full). Null when the pair could not carry one (it is ended then); the caller
-     * makes a new pair. The wait ends by {@code deadline} (the caller's connect bound).
+     * Client side, on an end taken from {@link Links} (its listener kept its side too): the next connection, on this
+     * pair, at once. The last connection's unread bytes are discarded (the listener's marker and KEEP came, so they
+     * are all here or on their way), then CONNECT goes out and the connection is returned without waiting for the
+     * answer, as a TCP connect returns before the server's application accepts: the listener makes its side when the
+     * CONNECT comes (its watchdog, at once), and what this side sends meanwhile waits in its worker. A listener that
+     * closed or is full meanwhile hangs up instead of answering, and this connection then fails as a TCP connection
+     * reset in a closing listener's backlog does. Null when the pair could not carry one (it is ended then); the
+     * caller makes a new pair.
      */
     UcxConnection reconnect(long deadline) {
-        CompletableFuture<UcxConnection> f = new CompletableFuture<>();
         int id = UcxConnection.IDS.incrementAndGet() & 0xFFFF;
         synchronized (this) {
-            if (dead || hungUp || parked == null || !peerKept || accepting != null) {
+            if (dead || hungUp || parked == null || !peerKept || awaiting >= 0) {
                 return null;
             }
-            accepting = f;
-            connecting = id;
+            String why = drain(parked.conn());
+            if (why != null) {
+                org.sdp4j.log.SdpLog.log(org.sdp4j.log.SdpLog.DEBUG, "sdp4j: ucx: a kept pair ends: " + why);
+                teardownLocked();
+                return null;
+            }
+            // the connection first: the watchdog may read the ACCEPT before the write below returns
+            UcxConnection c = unpark(parked, id, -1);
+            awaiting = id;
+            try {
+                Rendezvous.writeFully(control, message(Rendezvous.CONNECT, id), deadline);
+                return c;
+            } catch (IOException e) {
+                // the listener hung up (closed, or its process is gone): nothing was sent, so its count is as ours
+                c.peerGone(e.toString());
+                c.close(); // never returned: its close ends the pair
+                dead = true;
+                return null;
+            }
         }
-        try {
-            Rendezvous.writeFully(control, message(Rendezvous.CONNECT, id), deadline);
-            return f.get(Math.max(1, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
-        } catch (IOException | java.util.concurrent.ExecutionException | java.util.concurrent.TimeoutException e) {
-            // the listener hung up, or did not answer within the connect's bound: the pair ends
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        }
-        teardown();
-        return null;
     }
 
     /** The pair's next connection, on the last one's staging buffers (under the lock, this end parked). */
@@ -333,13 +356,14 @@ final class Link extends Controlled {
 
     @Override
     void hangUp(String why) {
+        synchronized (this) {
+            if (why == null && awaiting >= 0) { // it hung up instead of answering our CONNECT
+                why = "the listener did not take this connection (it closed, or its queue was full)";
+            }
+        }
         conn.peerGone(why);
         synchronized (this) {
             hungUp = true;
-            if (accepting != null) {
-                accepting.completeExceptionally(new SocketException("the listener hung up"));
-                accepting = null;
-            }
             if (parked != null) {
                 teardownLocked();
             }

@@ -100,10 +100,17 @@ final class Links {
         }
     }
 
-    /** A listener closed: its parked ends hang up (their clients then make new pairs, to whoever listens next). */
+    /**
+     * A listener closed: its parked ends hang up (their clients then make new pairs, to whoever listens next), and so
+     * do this process's client ends that lead to it. A client on a kept pair does not wait for the listener's answer
+     * ({@link Link#reconnect}), so it would learn of the close from the hang-up only after its connect returned;
+     * in this process it learns now, and a connect after the close is refused as a TCP connect is. (A client in
+     * another process sees the hang-up when its watchdog reads it: a connect in between fails at its first read, as
+     * a TCP connect that raced the listener's close does.)
+     */
     static void closeFor(HandshakeServer s) {
         for (Link l : snapshot()) {
-            if (l.server == s) {
+            if (l.server == s || l.key != null && l.key.equals(s.path())) {
                 l.teardown();
             }
         }

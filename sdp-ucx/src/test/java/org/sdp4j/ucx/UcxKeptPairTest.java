@@ -170,6 +170,28 @@ class UcxKeptPairTest {
     }
 
     /**
+     * A connect on a kept pair does not wait for the listener's answer ({@link Link#reconnect}), so a listener's
+     * close must end this process's client ends at once: a connect right after the close is refused, as on TCP,
+     * rather than handed a connection that the listener's hang-up resets later.
+     */
+    @Test
+    void aConnectAfterTheListenerClosedIsRefused() throws Exception {
+        java.net.SocketAddress where;
+        try (ServerSocket ss = UcxSocketTest.listen()) {
+            where = ss.getLocalSocketAddress();
+            exchangeOnce(ss, 5, 0);
+            awaitPeerKept(awaitParked(true));
+        }
+        Socket s = new Socket();
+        try {
+            assertThrows(java.net.ConnectException.class, () -> s.connect(where, 5000),
+                    "a connect after the listener's close was not refused");
+        } finally {
+            s.close();
+        }
+    }
+
+    /**
      * A server that holds on to its side of the last connection: the next connect makes a new pair (it neither
      * waits for that server nor leaves it a connection to accept); once the server closes, the pair carries the
      * connect after.
