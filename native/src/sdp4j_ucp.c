@@ -263,7 +263,7 @@ JNIEXPORT jint JNICALL Java_org_sdp4j_ucp_UcpNative_await(JNIEnv *env, jclass cl
 		return s;
 	s = U.ucp_worker_arm(w);
 	if (s == UCS_ERR_BUSY)
-		return 1;
+		return 2; /* events due, or a send pending: the caller decides how long to go round */
 	if (s != UCS_OK)
 		return s;
 	p.fd = fd;

@@ -67,6 +67,10 @@ public final class CompareTransports {
         "org.sdp4j.bench.JccWorkload.insert",
         "org.sdp4j.bench.JccWorkload.select",
     };
+    /** Run only when {@code --bench} names them. */
+    static final String[] OTHER_BENCHMARKS = {
+        "org.sdp4j.bench.SlowReader.write",
+    };
 
     /** Settings of one invocation. */
     static final class Settings {
@@ -281,6 +285,9 @@ public final class CompareTransports {
         List<String> benchmarks = new ArrayList<>();
         for (String b : DEFAULT_BENCHMARKS) {
             if (s.benchRegex == null || Pattern.compile(s.benchRegex).matcher(b).find()) benchmarks.add(b);
+        }
+        for (String b : OTHER_BENCHMARKS) {
+            if (s.benchRegex != null && Pattern.compile(s.benchRegex).matcher(b).find()) benchmarks.add(b);
         }
         if (benchmarks.isEmpty()) throw new IllegalArgumentException("--bench " + s.benchRegex + " matches no benchmark");
         List<Config> runnable = new ArrayList<>();

@@ -47,7 +47,8 @@ public final class UcpNative {
 
     /**
      * Sleeps (platform threads only) until the worker has events or is signalled, at most {@code timeoutMicros}:
-     * 1 woken (or events were due), 0 timed out, or a UCX status (negative).
+     * 1 woken, 0 timed out, 2 not asleep because the worker could not be armed (events due, or a send pending:
+     * {@code ucp_worker_arm}'s busy), or a UCX status (negative).
      */
     public static native int await(long worker, int timeoutMicros);
 

@@ -49,9 +49,9 @@ final class UcxWait {
      * bound saw one in two million sleeps; it costs this bound.
      */
     static final long FIRST_TICK_NANOS = org.sdp4j.transport.Props.intProperty("sdp4j.ucx.tick", 10_000, 1) * 1000L;
-    /** A virtual thread's nap when UCX will not let it park (await): short, it waits for a peer's reader to run. */
+    /** A thread's nap when UCX will not let it sleep or park (await): short, it waits for a peer's reader to run. */
     private static final long BUSY_NAP_NANOS = 50_000;
-    /** Turns in a row a virtual thread yields when UCX will not let it park, before it naps instead (await). */
+    /** Turns in a row a thread yields when UCX will not let it sleep or park, before it naps instead (await). */
     private static final int BUSY_TURNS = 64;
     private static final long LAST_TICK_NANOS = 1_000_000_000;
 
@@ -163,8 +163,8 @@ final class UcxWait {
      * event that would have woken it (an 8 MiB echo hung so), so a progress that did something signals the worker
      * while anyone sleeps in it, and a sleeper re-checks its request after announcing itself: one of the two always
      * sees the other. The sleep is bounded here, in the poll on the worker's event descriptor: UCX 1.13 can lose a
-     * wake-up, and the deadline of a read is this thread's to keep. False when a virtual thread could not park
-     * because UCX would not arm the worker (events due, or a send pending: {@link #await} decides).
+     * wake-up, and the deadline of a read is this thread's to keep. False when it could not sleep or park because
+     * UCX would not arm the worker (events due, or a send pending: {@link #await} decides).
      */
     private boolean sleep(long op, long nanos, boolean virtual, boolean reading, boolean exact) throws IOException {
         SharedLink shared = conn.shared;
@@ -183,7 +183,7 @@ final class UcxWait {
             if (s < 0) {
                 throw new SocketException("UCX worker wait failed: " + status(s));
             }
-            return true;
+            return s != 2; // 2: not armed (busy), as a virtual thread's park that could not happen
         } finally {
             sleepers.decrementAndGet();
         }
@@ -243,12 +243,13 @@ final class UcxWait {
         long spinEnd = start + spin;
         long tick = FIRST_TICK_NANOS;
         boolean slept = false;
-        int busy = 0; // a virtual thread's turns in a row that UCX would not let it park (sleep)
+        int busy = 0; // turns in a row, with no progress, that UCX would not let this thread sleep or park
         while (!completed(r)) {
             if (conn.isClosed()) {
                 throw new SocketException("Socket closed");
             }
             if (progress() != 0) {
+                busy = 0;
                 continue;
             }
             if (reading && (conn.in.shutdown || conn.finished())) {
@@ -302,13 +303,14 @@ final class UcxWait {
             if (sleep(r, bound, virtual, reading, exact)) {
                 busy = 0;
             } else if (++busy < BUSY_TURNS) {
-                Thread.yield(); // other virtual threads first: the peer's reader may be one of them
+                Thread.yield(); // other threads first: the peer's reader may be one of them
             } else {
                 // UCX's arm says "busy" when events are due, and also for as long as any send of the worker is
                 // pending, as one is while the peer's FIFO is full, which only the peer's reader clears: after a
-                // few turns, nap rather than take the carrier round again (two such writers kept both carriers,
-                // and their readers, virtual threads of this process, never ran:
-                // UcxVirtualThreadTest.writersWaitingOnAFullPeerLeaveTheCarriersToItsReaders)
+                // few turns, nap rather than take the CPU or carrier round again (two such virtual writers kept
+                // both carriers, and their readers, virtual threads of this process, never ran:
+                // UcxVirtualThreadTest.writersWaitingOnAFullPeerLeaveTheCarriersToItsReaders; a platform writer
+                // went round arm and progress on a CPU of two that the peer's reader needed)
                 java.util.concurrent.locks.LockSupport.parkNanos(conn, Math.min(bound, BUSY_NAP_NANOS));
             }
             tick = Math.min(2 * tick, LAST_TICK_NANOS);

@@ -135,8 +135,8 @@ class UcpNativeTest {
         while (UcpNative.progress(w1.getNativeId()) != 0) {
             // nothing left to do, so the sleep below has nothing to wake it but its bound
         }
-        // a bounded sleep returns by itself (the class's @Timeout catches one that does not): timed out or woken
+        // a bounded sleep returns by itself (the class's @Timeout catches one that does not): timed out, woken or busy
         int woke = UcpNative.await(w1.getNativeId(), 20);
-        assertTrue(woke == 0 || woke == 1, "await: " + woke);
+        assertTrue(woke >= 0 && woke <= 2, "await: " + woke);
     }
 }
