@@ -90,28 +90,37 @@ public final class CompareTransports {
      * Configurations that are a transport with sdp4j settings of their own, to measure a change side by side with
      * what it replaced: name -> {family, JVM arguments...}.
      */
-    static final Map<String, List<String>> VARIANTS = Map.of(
+    static final Map<String, List<String>> VARIANTS = Map.ofEntries(
             // UCX's own shared-memory defaults (a 4 MiB receive pool and a 64-entry FIFO per worker), as before
             // issue 13's sdp4j.ucx.config
-            "ucx-ucxdefaults", List.of("ucx", "-Dsdp4j.ucx.config="),
+            Map.entry("ucx-ucxdefaults", List.of("ucx", "-Dsdp4j.ucx.config=")),
             // spins as before the shared spin policy (issue 18): every turn yields, whatever the load
-            "ucx-yield", List.of("ucx", "-Dsdp4j.spin.policy=false"),
-            // a local connection's busy-poll on a machine of fewer than 4 CPUs, as before issue 18 made it none
-            "ucx-poll100", List.of("ucx", "-Dsdp4j.ucx.poll=100"),
+            Map.entry("ucx-yield", List.of("ucx", "-Dsdp4j.spin.policy=false")),
+            // a 100 us busy-poll set explicitly (the default since issue 18's eleventh pass, on 2 CPUs or more)
+            Map.entry("ucx-poll100", List.of("ucx", "-Dsdp4j.ucx.poll=100")),
+            // no busy-poll at all: what a local connection on fewer than 4 CPUs did from issue 18's third pass on
+            Map.entry("ucx-nospin", List.of("ucx", "-Dsdp4j.ucx.poll=0")),
+            // virtual threads do not busy-poll (platform threads do)
+            Map.entry("ucx-vspin0", List.of("ucx", "-Dsdp4j.ucx.poll.virtual=0")),
+            // one thread of a process busy-polls at a time (the default: as many as CPUs)
+            Map.entry("ucx-spinners1", List.of("ucx", "-Dsdp4j.ucx.spinners=1")),
+            // a platform thread that UCX will not let sleep yields at once (the tenth pass) / goes round 8 times first
+            Map.entry("ucx-retry0", List.of("ucx", "-Dsdp4j.ucx.busy.retries=0")),
+            Map.entry("ucx-retry8", List.of("ucx", "-Dsdp4j.ucx.busy.retries=8")),
             // a sleeping waiter's first bound as the watchdog's alarms had it, 1 ms (issue 18: now 10 ms)
-            "ucx-tick1ms", List.of("ucx", "-Dsdp4j.ucx.tick=1000"),
+            Map.entry("ucx-tick1ms", List.of("ucx", "-Dsdp4j.ucx.tick=1000")),
             // the first bound of 50 us that issue 18's ninth pass replaced with 10 ms
-            "ucx-tick50", List.of("ucx", "-Dsdp4j.ucx.tick=50"),
+            Map.entry("ucx-tick50", List.of("ucx", "-Dsdp4j.ucx.tick=50")),
             // virtual threads' tick-bounded parks timed (the JDK's unparker), as before the parker's sweep
-            "ucx-timedpark", List.of("ucx", "-Dsdp4j.ucx.park.timed=true"),
+            Map.entry("ucx-timedpark", List.of("ucx", "-Dsdp4j.ucx.park.timed=true")),
             // the JDK's own pollers as platform threads (its default before JDK 22 on Linux): what ucx's parker is
-            "tcp-syspollers", List.of("tcp", "-Djdk.pollerMode=1"),
+            Map.entry("tcp-syspollers", List.of("tcp", "-Djdk.pollerMode=1")),
             // virtual threads parked through sdp4j's own poller thread only, not the JDK's pollers
-            "ucx-ownpoller", List.of("ucx", "-Dsdp4j.ucx.parker=own"),
+            Map.entry("ucx-ownpoller", List.of("ucx", "-Dsdp4j.ucx.parker=own")),
             // no spare workers made ahead: a new pair's connect makes its own when the pool is empty (as before)
-            "ucx-nospares", List.of("ucx", "-Dsdp4j.ucx.pool.spares=0"),
+            Map.entry("ucx-nospares", List.of("ucx", "-Dsdp4j.ucx.pool.spares=0")),
             // connects of virtual threads on shared links (SharedLink; off by default, issue 18)
-            "ucx-links", List.of("ucx", "-Dsdp4j.ucx.links=virtual"));
+            Map.entry("ucx-links", List.of("ucx", "-Dsdp4j.ucx.links=virtual")));
 
     /** One transport configuration and whether it can run here. */
     static final class Config {

@@ -21,23 +21,29 @@ import org.sdp4j.ucp.UcpNative;
  */
 final class UcxWait {
     static final long SPIN_NANOS = org.sdp4j.transport.Props.intProperty("sdp4j.ucx.poll", 100, 0) * 1000L;
-    /** CPUs from which a local connection spins by default: two waiters and a third thread, and one to spare. */
-    static final int SPARE_CPUS = 4;
     /**
-     * The busy-poll bound of a connection on this host (shared memory): {@link #SPIN_NANOS} when {@code
-     * sdp4j.ucx.poll} is set or the machine has {@link #SPARE_CPUS} CPUs or more, else none. The peer of a local
-     * connection waits on the same CPUs: on two, a client and a server that both spin, and any third thread (a JIT
-     * compiler, a GC worker, the application), leave one of them off its CPU for a whole time slice while the other
-     * spins for data only the first can send. H2 between two JVMs over UCX had rounds whose INSERTs took 5-10x
-     * TCP's (iterations whose median statement took 4 ms: spinning threads off their CPU for 1-5 ms between two
-     * turns, their progress calls a few µs), with every spin bound tried (100, 20 µs; always yielding); without a
-     * spin UCX is TCP's equal there, every round (benchmarks/README.md, issue 18). Across hosts the peer's CPUs
-     * are its own, and a spin pays.
+     * The busy-poll bound of a connection on this host (shared memory): {@link #SPIN_NANOS}, except on one CPU, where
+     * the peer cannot answer while this thread spins. From issue 18's third pass to its eleventh a local connection
+     * did not spin on fewer than 4 CPUs: on two, H2's INSERTs over UCX then had millisecond stalls (spinning threads
+     * off their CPU for a time slice). Measured again on the eleventh pass's code (benchmarks/README.md) the spin
+     * made H2 2-3x as fast as TCP on an idle machine, with no stall, and a 64 B round trip 2.3x {@code
+     * ucx_perftest}'s; under two busy JVMs the stalls came back (whole 100 ms iterations at 0.5-2.4 ms a statement).
+     * So a local spin is bounded three ways: none while more threads are runnable than CPUs ({@link #await}), at most
+     * {@link #LOCAL_SPINNERS} at once, and the budget {@link #adapt}s. {@code sdp4j.ucx.poll=0} turns it off.
      */
-    static final long LOCAL_SPIN_NANOS = System.getProperty("sdp4j.ucx.poll") != null
-            || Runtime.getRuntime().availableProcessors() >= SPARE_CPUS ? SPIN_NANOS : 0;
+    static final long LOCAL_SPIN_NANOS = Runtime.getRuntime().availableProcessors() >= 2
+            || System.getProperty("sdp4j.ucx.poll") != null ? SPIN_NANOS : 0;
+    /**
+     * Threads of this process that may busy-poll local connections at once ({@code sdp4j.ucx.spinners}, default the
+     * CPUs); a wait that finds them all spinning sleeps at once. Ten Derby server threads that each spun for their
+     * pooled connection's next request took the CPUs their clients needed (a HikariCP pool 1.3x as slow as TCP).
+     */
+    static final int LOCAL_SPINNERS = org.sdp4j.transport.Props.intProperty("sdp4j.ucx.spinners",
+            Runtime.getRuntime().availableProcessors(), 1);
+    private static final AtomicInteger SPINNERS = new AtomicInteger();
     /** A virtual thread's busy-poll bound: its carrier serves other virtual threads after that. */
-    static final long VIRTUAL_SPIN_NANOS = Math.min(SPIN_NANOS, 20_000);
+    static final long VIRTUAL_SPIN_NANOS = Math.min(SPIN_NANOS,
+            org.sdp4j.transport.Props.intProperty("sdp4j.ucx.poll.virtual", 20, 0) * 1000L);
     /**
      * A sleep in the worker never outlasts this (doubling per sleep of one wait, from the first): UCX 1.13 can
      * leave every side of a connection asleep with data still to move (an 8 MiB NIO echo over posix/cma hung so,
@@ -53,6 +59,14 @@ final class UcxWait {
     private static final long BUSY_NAP_NANOS = 50_000;
     /** Turns in a row a thread yields when UCX will not let it sleep or park, before it naps instead (await). */
     private static final int BUSY_TURNS = 64;
+    /**
+     * Turns in a row a platform thread goes straight round when UCX will not let it sleep, before it yields (await;
+     * {@code sdp4j.ucx.busy.retries}): a refusal is mostly data that came between the progress and the arm, which the
+     * next progress takes. Yielding at the first one made the Db2 driver's pool 1.24x as slow (Derby's server
+     * threads are platform threads); going round 8 times made 256-1,000 platform threads' round trips slower
+     * (benchmarks/README.md, issue 18, eleventh pass).
+     */
+    static final int BUSY_RETRIES = org.sdp4j.transport.Props.intProperty("sdp4j.ucx.busy.retries", 1, 0);
     private static final long LAST_TICK_NANOS = 1_000_000_000;
 
     private final UcxConnection conn;
@@ -65,6 +79,10 @@ final class UcxWait {
     private final AtomicInteger sleepers;
     /** This connection's current busy-poll budget, adapted per wait (readers and writers, under their locks). */
     private volatile long spinNanos = SPIN_NANOS;
+    /** Waits counted while the budget is spent (its probes: {@link #budget}); a race loses a count, no more. */
+    private int waits;
+    /** A spent budget spins in full once per this many waits (a power of two). */
+    static final int PROBE_WAITS = 64;
 
     UcxWait(UcxConnection conn, UcpWorker worker, UcpEndpoint ep, AtomicInteger sleepers) {
         this.conn = conn;
@@ -239,89 +257,117 @@ final class UcxWait {
         long start = System.nanoTime();
         boolean virtual = org.sdp4j.transport.Threads.onVirtualThread();
         long max = conn.remote ? SPIN_NANOS : LOCAL_SPIN_NANOS;
-        long spin = Math.min(max, virtual ? Math.min(spinNanos, VIRTUAL_SPIN_NANOS) : spinNanos);
+        long budget = max == 0 ? 0 : budget();
+        long spin = Math.min(max, virtual ? Math.min(budget, VIRTUAL_SPIN_NANOS) : budget);
+        boolean token = false; // one of the process's LOCAL_SPINNERS, held while this wait spins
+        if (spin > 0 && !conn.remote) {
+            // no spin while more threads are runnable than CPUs: a spinner then holds a CPU its peer or another
+            // thread needs, and yielding it does not give it back for long (under two busy JVMs H2 had whole
+            // 100 ms iterations at 0.5-2.4 ms a statement; with this, none above 0.12 ms: benchmarks/README.md,
+            // issue 18, eleventh pass); asleep, it is woken by its data
+            if (org.sdp4j.transport.SpinPolicy.oversubscribed()) {
+                spin = 0;
+            } else if (SPINNERS.incrementAndGet() <= LOCAL_SPINNERS) {
+                token = true;
+            } else {
+                SPINNERS.decrementAndGet();
+                spin = 0;
+            }
+        }
         long spinEnd = start + spin;
         long tick = FIRST_TICK_NANOS;
         boolean slept = false;
         int busy = 0; // turns in a row, with no progress, that UCX would not let this thread sleep or park
-        while (!completed(r)) {
-            if (conn.isClosed()) {
-                throw new SocketException("Socket closed");
-            }
-            if (progress() != 0) {
-                busy = 0;
-                continue;
-            }
-            if (reading && (conn.in.shutdown || conn.finished())) {
-                return false;
-            }
-            if (!reading && (conn.closedByPeer || conn.peerClosed)) {
-                throw new SocketException("Broken pipe: the peer closed the connection");
-            }
-            if (conn.gone != null) {
-                for (int i = 0; i < 64 && !completed(r); i++) {
-                    progress();
+        try {
+            while (!completed(r)) {
+                if (conn.isClosed()) {
+                    throw new SocketException("Socket closed");
                 }
-                if (completed(r)) {
-                    return true;
+                if (progress() != 0) {
+                    busy = 0;
+                    continue;
                 }
-                if (reading) {
+                if (reading && (conn.in.shutdown || conn.finished())) {
                     return false;
                 }
-                throw new SocketException("Broken pipe: " + conn.gone);
-            }
-            String failed = conn.endpointError;
-            if (failed != null) {
-                for (int i = 0; i < 64 && !completed(r); i++) {
-                    progress();
+                if (!reading && (conn.closedByPeer || conn.peerClosed)) {
+                    throw new SocketException("Broken pipe: the peer closed the connection");
                 }
-                if (completed(r)) {
-                    return true;
+                if (conn.gone != null) {
+                    for (int i = 0; i < 64 && !completed(r); i++) {
+                        progress();
+                    }
+                    if (completed(r)) {
+                        return true;
+                    }
+                    if (reading) {
+                        return false;
+                    }
+                    throw new SocketException("Broken pipe: " + conn.gone);
                 }
-                if (reading && peerVerdict(deadline) && conn.finished()) {
-                    return false; // the peer closed in order: its marker says all its bytes are here
+                String failed = conn.endpointError;
+                if (failed != null) {
+                    for (int i = 0; i < 64 && !completed(r); i++) {
+                        progress();
+                    }
+                    if (completed(r)) {
+                        return true;
+                    }
+                    if (reading && peerVerdict(deadline) && conn.finished()) {
+                        return false; // the peer closed in order: its marker says all its bytes are here
+                    }
+                    conn.peerGone("the UCX endpoint failed: " + failed);
+                    if (reading) {
+                        return false;
+                    }
+                    throw new SocketException("Connection reset: the UCX endpoint failed: " + failed);
                 }
-                conn.peerGone("the UCX endpoint failed: " + failed);
-                if (reading) {
-                    return false;
+                long now = System.nanoTime();
+                if (deadline != 0 && now - deadline >= 0) {
+                    throw new SocketTimeoutException("Read timed out");
                 }
-                throw new SocketException("Connection reset: the UCX endpoint failed: " + failed);
+                if (now - spinEnd < 0 && (conn.remote || !org.sdp4j.transport.SpinPolicy.oversubscribed())) {
+                    // a local connection's spin ends while more threads are runnable than CPUs (below)
+                    org.sdp4j.transport.SpinPolicy.pause(!conn.remote, true);
+                    continue;
+                }
+                slept = true;
+                if (token) {
+                    token = false;
+                    SPINNERS.decrementAndGet();
+                }
+                // woken by UCX, by close, by the watchdog (end-of-stream, hang-up), at the deadline or at the tick
+                boolean exact = deadline != 0 && deadline - now < tick; // else the tick: see UcxParker.park
+                long bound = exact ? deadline - now : tick;
+                if (sleep(r, bound, virtual, reading, exact)) {
+                    busy = 0;
+                } else if (++busy <= BUSY_RETRIES && !virtual) {
+                    continue; // the events that kept it awake, most likely: progress them (a carrier yields at once)
+                } else if (busy < BUSY_TURNS) {
+                    Thread.yield(); // other threads first: the peer's reader may be one of them
+                } else {
+                    // UCX's arm says "busy" when events are due, and also for as long as any send of the worker is
+                    // pending, as one is while the peer's FIFO is full, which only the peer's reader clears: after a
+                    // few turns, nap rather than take the CPU or carrier round again (two such virtual writers kept
+                    // both carriers, and their readers, virtual threads of this process, never ran:
+                    // UcxVirtualThreadTest.writersWaitingOnAFullPeerLeaveTheCarriersToItsReaders; a platform writer
+                    // went round arm and progress on a CPU of two that the peer's reader needed)
+                    java.util.concurrent.locks.LockSupport.parkNanos(conn, Math.min(bound, BUSY_NAP_NANOS));
+                }
+                tick = Math.min(2 * tick, LAST_TICK_NANOS);
+                if (virtual && Thread.currentThread().isInterrupted() && !conn.isClosed()) {
+                    // the JDK closes a socket whose virtual thread is interrupted in I/O: java.net.Socket does
+                    // that itself (and says "Closed by interrupt") on an InterruptedIOException from its impl
+                    conn.close();
+                    throw new java.io.InterruptedIOException("Closed by interrupt");
+                }
             }
-            long now = System.nanoTime();
-            if (deadline != 0 && now - deadline >= 0) {
-                throw new SocketTimeoutException("Read timed out");
-            }
-            if (now - spinEnd < 0) {
-                // yields while the CPUs are taken and the peer is on this host: it may need one
-                org.sdp4j.transport.SpinPolicy.pause(!conn.remote, true);
-                continue;
-            }
-            slept = true;
-            // woken by UCX, by close, by the watchdog (end-of-stream, hang-up), at the deadline or at the tick
-            boolean exact = deadline != 0 && deadline - now < tick; // else the tick: see UcxParker.park
-            long bound = exact ? deadline - now : tick;
-            if (sleep(r, bound, virtual, reading, exact)) {
-                busy = 0;
-            } else if (++busy < BUSY_TURNS) {
-                Thread.yield(); // other threads first: the peer's reader may be one of them
-            } else {
-                // UCX's arm says "busy" when events are due, and also for as long as any send of the worker is
-                // pending, as one is while the peer's FIFO is full, which only the peer's reader clears: after a
-                // few turns, nap rather than take the CPU or carrier round again (two such virtual writers kept
-                // both carriers, and their readers, virtual threads of this process, never ran:
-                // UcxVirtualThreadTest.writersWaitingOnAFullPeerLeaveTheCarriersToItsReaders; a platform writer
-                // went round arm and progress on a CPU of two that the peer's reader needed)
-                java.util.concurrent.locks.LockSupport.parkNanos(conn, Math.min(bound, BUSY_NAP_NANOS));
-            }
-            tick = Math.min(2 * tick, LAST_TICK_NANOS);
-            if (virtual && Thread.currentThread().isInterrupted() && !conn.isClosed()) {
-                // the JDK closes a socket whose virtual thread is interrupted in I/O: java.net.Socket does
-                // that itself (and says "Closed by interrupt") on an InterruptedIOException from its impl
-                conn.close();
-                throw new java.io.InterruptedIOException("Closed by interrupt");
+        } finally {
+            if (token) {
+                SPINNERS.decrementAndGet();
             }
         }
-        if (max != 0) {
+        if (spin > 0) {
             adapt(slept, System.nanoTime() - start);
         }
         return true;
@@ -329,17 +375,25 @@ final class UcxWait {
 
     /**
      * Adaptive busy-poll, as the JVM spins on a lock: a wait the spin ended keeps (and grows back) the budget, a
-     * wait that outlasted it halves it, so request/response traffic with long server think times (a JDBC INSERT)
-     * stops burning a CPU the server needs, while a ping-pong keeps the full {@code sdp4j.ucx.poll}.
+     * wait that outlasted it halves it, so request/response traffic with long server think times (a JDBC INSERT, a
+     * pooled connection's next request) stops burning a CPU the peer needs, while a ping-pong keeps the full {@code
+     * sdp4j.ucx.poll}. A budget halved to nothing spins in full once every {@link #PROBE_WAITS} waits, to notice
+     * that the traffic changed. (Until issue 18's eleventh pass a wait that came within two spins reset the budget
+     * to the full spin, so a pooled connection whose next request comes a little later spun in full before each;
+     * measured only together with {@link #LOCAL_SPINNERS}, which is what made the pool TCP's equal again.)
      */
     private void adapt(boolean slept, long waitedNanos) {
         long s = spinNanos;
         if (!slept) {
             spinNanos = Math.min(SPIN_NANOS, Math.max(2 * s, waitedNanos * 2 + 1000));
-        } else if (waitedNanos > 2 * SPIN_NANOS) {
-            spinNanos = s / 2;
         } else {
-            spinNanos = SPIN_NANOS; // it came just after the spin: a full one would have caught it
+            spinNanos = s / 2;
         }
+    }
+
+    /** The spin budget of this wait: the adapted one, or the full one every {@link #PROBE_WAITS} waits. */
+    private long budget() {
+        long s = spinNanos;
+        return s < 1000 && (++waits & (PROBE_WAITS - 1)) == 0 ? SPIN_NANOS : s;
     }
 }
