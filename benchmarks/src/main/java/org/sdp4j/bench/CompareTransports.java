@@ -100,6 +100,10 @@ public final class CompareTransports {
             Map.entry("ucx-poll100", List.of("ucx", "-Dsdp4j.ucx.poll=100")),
             // no busy-poll at all: what a local connection on fewer than 4 CPUs did from issue 18's third pass on
             Map.entry("ucx-nospin", List.of("ucx", "-Dsdp4j.ucx.poll=0")),
+            // the runnable count's verdict as in the eleventh pass: sampled every 10 ms, one sample stops spins
+            Map.entry("ucx-sample10", List.of("ucx", "-Dsdp4j.spin.sample=10000", "-Dsdp4j.spin.confirm=1")),
+            // sampled every 2 ms (the default), one sample stops spins
+            Map.entry("ucx-confirm1", List.of("ucx", "-Dsdp4j.spin.confirm=1")),
             // virtual threads do not busy-poll (platform threads do)
             Map.entry("ucx-vspin0", List.of("ucx", "-Dsdp4j.ucx.poll.virtual=0")),
             // one thread of a process busy-polls at a time (the default: as many as CPUs)

@@ -13,8 +13,12 @@ import java.util.concurrent.locks.LockSupport;
  * answer, and yielding there only delayed the answer: an rsocket's 64 B round trip with {@code busypoll=1000} took
  * 1.11-1.24x as long with the yield as without it, in each of 8 rounds of {@code benchmarks/rdma-vm.sh --busypoll
  * 1000 --no-policy} (soft-RoCE VM, 2026-11-28; streaming the same). The number of runnable threads is the
- * kernel's ({@code /proc/loadavg}'s fourth field, system-wide), read every {@link #SAMPLE_NANOS} by a sampler thread
- * while spins ask for it (a spinner reads volatile fields: nothing allocated, no system call).
+ * kernel's ({@code /proc/loadavg}'s fourth field, system-wide, less the sampler's own thread), read every {@link
+ * #SAMPLE_NANOS} by a sampler thread while spins ask for it (a spinner reads volatile fields: nothing allocated, no
+ * system call), and it takes {@link #CONFIRM} samples in a row to stop spins. (The kernel's CPU pressure, {@code
+ * /proc/pressure/cpu}, was tried instead: over 10 ms it told an idle machine from a loaded one a little better, 5 %
+ * against 9 % of samples wrong, but over 2 ms it read 0 almost always, loaded or not, and at 10 ms H2 and round trips
+ * gained nothing.)
  *
  * <p>How long to spin stays each transport's (ucx: {@code sdp4j.ucx.poll}, adapted per connection; rsockets: {@code
  * RDMA_BUSY_POLL}). Two tighter bounds were measured and dropped (benchmarks/README.md, issue 18): no spin at all
@@ -25,8 +29,19 @@ import java.util.concurrent.locks.LockSupport;
  * (its event descriptor, and UCX 1.13's lost wake-ups that only the watchdog's tick ends).
  */
 public final class SpinPolicy {
-    /** How often the runnable-thread count is sampled. */
-    static final long SAMPLE_NANOS = 10_000_000L;
+    /**
+     * How often the runnable-thread count is sampled ({@code sdp4j.spin.sample}, microseconds): a verdict lasts until
+     * the next sample, so a load that has just ended (another process's burst, a JIT compile) stops spins for up to
+     * this long. 10 ms until issue 18's twelfth pass: that held spins off for the first fifth of a 50 ms benchmark
+     * iteration after the JVM before it had measured.
+     */
+    static final long SAMPLE_NANOS = Props.longProperty("sdp4j.spin.sample", 2000, 100, 1_000_000) * 1000L;
+    /**
+     * How many samples in a row must see more threads runnable than CPUs before spins stop ({@code
+     * sdp4j.spin.confirm}): an instant's extra thread (a JIT or GC thread, another JVM's timer) came in 9 % of the
+     * samples of two spinners on two otherwise idle CPUs; two busy JVMs beside them, in 96 % (issue 18, twelfth pass).
+     */
+    static final int CONFIRM = Props.intProperty("sdp4j.spin.confirm", 2, 1);
     private static final int CPUS = Runtime.getRuntime().availableProcessors();
     /**
      * {@code -Dsdp4j.spin.policy=false}: spins turn as they did before this policy, whatever the load ({@link
@@ -39,6 +54,8 @@ public final class SpinPolicy {
     /** When the runnable count was last sampled and last asked for (nanoTime), and its value. */
     private static volatile long sampledAt = System.nanoTime(), askedAt = sampledAt;
     private static volatile int runnable;
+    /** The verdict {@link #oversubscribed} answers: the last {@link #CONFIRM} samples all saw the CPUs taken. */
+    private static volatile boolean contended;
     private static volatile boolean samplerAwake = true;
     private static final Thread SAMPLER = new Thread(SpinPolicy::sample, "sdp4j-spin-sampler");
 
@@ -69,7 +86,10 @@ public final class SpinPolicy {
         // loading this class started it
     }
 
-    /** More threads runnable than CPUs, by the latest sample (the sampler is woken if it had stopped). */
+    /**
+     * More threads runnable than CPUs, by the latest {@link #CONFIRM} samples (the sampler is woken if it had
+     * stopped).
+     */
     public static boolean oversubscribed() {
         if (!ENABLED) {
             return false;
@@ -82,7 +102,7 @@ public final class SpinPolicy {
             samplerAwake = true; // racy by design: at worst a second unpark
             LockSupport.unpark(SAMPLER);
         }
-        return runnable > CPUS;
+        return contended;
     }
 
     /** The sampler thread (tests watch it park). */
@@ -95,7 +115,10 @@ public final class SpinPolicy {
         return sampledAt;
     }
 
-    /** The kernel's runnable count at the latest sample, this thread's own included; 0 where it cannot be read. */
+    /**
+     * The kernel's runnable count at the latest sample, the sampler's own left out (a spinning caller's own thread is
+     * in); 0 where it cannot be read.
+     */
     static int runnable() {
         oversubscribed();
         return runnable;
@@ -111,6 +134,7 @@ public final class SpinPolicy {
     private static void sample() {
         byte[] buf = new byte[128];
         java.io.RandomAccessFile f = null;
+        int taken = 0; // samples in a row that saw more threads runnable than CPUs
         while (true) {
             try {
                 if (f == null) {
@@ -118,9 +142,13 @@ public final class SpinPolicy {
                 }
                 f.seek(0);
                 int n = f.read(buf, 0, buf.length);
-                runnable = n > 0 ? parseRunnable(buf, n) : 0;
+                int r = n > 0 ? othersThanReader(parseRunnable(buf, n)) : 0;
+                runnable = r;
+                taken = r > CPUS ? Math.min(taken + 1, CONFIRM) : 0;
+                contended = taken >= CONFIRM;
             } catch (IOException | RuntimeException e) {
                 runnable = 0; // not Linux, or /proc not mounted: spin as configured
+                contended = false;
                 return;
             }
             long now = System.nanoTime();
@@ -131,10 +159,20 @@ public final class SpinPolicy {
                     LockSupport.park();
                 }
                 samplerAwake = true;
+                taken = 0; // what was seen before the pause says nothing about now
             } else {
                 LockSupport.parkNanos(SAMPLE_NANOS);
             }
         }
+    }
+
+    /**
+     * The runnable threads other than the one reading {@code /proc/loadavg}: the reader is running while it reads, so
+     * the kernel's R counts it (an idle machine reads "1/83"). Counted in, two spinners on two idle CPUs read 3 and
+     * looked oversubscribed: until issue 18's twelfth pass that ended local spins on an idle 2-CPU machine.
+     */
+    static int othersThanReader(int r) {
+        return Math.max(0, r - 1);
     }
 
     /** The R of the "R/T" field of {@code /proc/loadavg} ("0.52 0.58 0.59 3/911 4321"), or 0. */

@@ -32,6 +32,17 @@ class SpinPolicyTest {
     }
 
     /**
+     * The sampler's own read is not a runnable thread competing for a CPU: two spinners on two otherwise idle CPUs
+     * read "3/..." and are not oversubscribed; a third spinner is.
+     */
+    @Test
+    void theSamplerDoesNotCountItself() {
+        assertEquals(0, SpinPolicy.othersThanReader(1), "an idle machine: only the reader runs");
+        assertEquals(2, SpinPolicy.othersThanReader(parse("0.00 0.00 0.00 3/90 1")), "two spinners and the reader");
+        assertEquals(0, SpinPolicy.othersThanReader(0), "unreadable stays 0");
+    }
+
+    /**
      * The sampler reads the kernel's count only while spins ask for it: with nobody asking it parks without a
      * timeout (a thread state, not a timing), and a spin that asks brings it back.
      */
