@@ -41,6 +41,11 @@ final class UcxWait {
     static final int LOCAL_SPINNERS = org.sdp4j.transport.Props.intProperty("sdp4j.ucx.spinners",
             Runtime.getRuntime().availableProcessors(), 1);
     private static final AtomicInteger SPINNERS = new AtomicInteger();
+
+    /** Places of {@link #LOCAL_SPINNERS} taken now (tests: every wait gives its place back, however it ends). */
+    static int spinning() {
+        return SPINNERS.get();
+    }
     /** A virtual thread's busy-poll bound: its carrier serves other virtual threads after that. */
     static final long VIRTUAL_SPIN_NANOS = Math.min(SPIN_NANOS,
             org.sdp4j.transport.Props.intProperty("sdp4j.ucx.poll.virtual", 20, 0) * 1000L);
