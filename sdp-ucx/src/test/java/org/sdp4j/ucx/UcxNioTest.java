@@ -296,10 +296,8 @@ class UcxNioTest {
                     sel.wakeup();
                     return null;
                 });
-                t0 = System.nanoTime();
-                assertEquals(0, sel.select(10_000));
-                long ms = (System.nanoTime() - t0) / 1_000_000L;
-                assertTrue(ms < 5000, "wakeup ended the select after " + ms + " ms");
+                // an untimed select: only the wakeup can end it (one that never does fails by the class @Timeout)
+                assertEquals(0, sel.select());
                 waker.get();
 
                 Map<String, String> seen = new HashMap<>();
@@ -430,11 +428,10 @@ class UcxNioTest {
                 Future<Integer> reader = EXEC.submit(() -> c.read(ByteBuffer.allocateDirect(100)));
                 Thread.sleep(300);
                 assertFalse(reader.isDone());
-                long t0 = System.nanoTime();
                 c.close();
+                // the close ends the read (a read the close never ends fails the bounded get)
                 ExecutionException e = assertThrows(ExecutionException.class, () -> reader.get(10, TimeUnit.SECONDS));
                 assertTrue(e.getCause() instanceof AsynchronousCloseException, e::toString);
-                assertTrue(System.nanoTime() - t0 < TimeUnit.SECONDS.toNanos(5));
                 // the peer sees end-of-stream: the close sent the marker
                 assertEquals(-1, s.read(ByteBuffer.allocate(1)));
             }
