@@ -54,9 +54,8 @@ public final class SpinPolicy {
 
     /** The sampler stops after this long without a wait asking. */
     static final long IDLE_NANOS = 1_000_000_000L;
-    /** When the runnable count was last sampled and last asked for (nanoTime), and its value. */
+    /** When the runnable count was last sampled and last asked for (nanoTime). */
     private static volatile long sampledAt = System.nanoTime(), askedAt = sampledAt;
-    private static volatile int runnable;
     /** The verdict {@link #oversubscribed} answers: the last {@link #CONFIRM} samples all saw the CPUs taken. */
     private static volatile boolean contended;
     private static volatile boolean samplerAwake = true;
@@ -74,7 +73,8 @@ public final class SpinPolicy {
      * One turn of a spin: gives the CPU away ({@code Thread.yield()}) while more threads are runnable than there are
      * CPUs and {@code peerHere} (the peer runs on this machine's CPUs), else only hints the processor ({@code
      * Thread.onSpinWait()}, no system call). Under {@code -Dsdp4j.spin.policy=false} the turn is what the transport
-     * did before: {@code yieldBefore} (ucx) or not (rsockets).
+     * did before: {@code yieldBefore} (ucx) or not (rsockets). (A local ucx spin asks {@link #oversubscribed(long)}
+     * itself before each turn, and ends rather than yields when the CPUs are taken, so its turns pass {@code false}.)
      */
     public static void pause(boolean peerHere, boolean yieldBefore) {
         if (ENABLED ? peerHere && oversubscribed() : yieldBefore) {
@@ -94,10 +94,14 @@ public final class SpinPolicy {
      * stopped).
      */
     public static boolean oversubscribed() {
+        return ENABLED && oversubscribed(System.nanoTime());
+    }
+
+    /** {@link #oversubscribed()} for a spinner that has just read the clock ({@code now}, nanoTime). */
+    public static boolean oversubscribed(long now) {
         if (!ENABLED) {
             return false;
         }
-        long now = System.nanoTime();
         if (now - askedAt > SAMPLE_NANOS) {
             askedAt = now; // once a sample period, not on every turn of every spinner
         }
@@ -119,15 +123,6 @@ public final class SpinPolicy {
     }
 
     /**
-     * The kernel's runnable count at the latest sample, the sampler's own left out (a spinning caller's own thread is
-     * in); 0 where it cannot be read.
-     */
-    static int runnable() {
-        oversubscribed();
-        return runnable;
-    }
-
-    /**
      * The sampler: reads {@code /proc/loadavg} every {@link #SAMPLE_NANOS} while waits ask for it, and stops (parked
      * until the next wait) after {@link #IDLE_NANOS} without one. It is a thread of its own because a waiter cannot
      * read the file itself: a read through an NIO FileChannel ends with {@code end()}, which clears the waiter's
@@ -146,12 +141,10 @@ public final class SpinPolicy {
                 f.seek(0);
                 int n = f.read(buf, 0, buf.length);
                 int r = n > 0 ? othersThanReader(parseRunnable(buf, n)) : 0;
-                runnable = r;
                 taken = r > CPUS ? Math.min(taken + 1, CONFIRM) : 0;
                 contended = taken >= CONFIRM;
             } catch (IOException | RuntimeException e) {
-                runnable = 0; // not Linux, or /proc not mounted: spin as configured
-                contended = false;
+                contended = false; // not Linux, or /proc not mounted: spin as configured
                 return;
             }
             long now = System.nanoTime();

@@ -331,9 +331,10 @@ final class UcxWait {
                 if (deadline != 0 && now - deadline >= 0) {
                     throw new SocketTimeoutException("Read timed out");
                 }
-                if (now - spinEnd < 0 && (conn.remote || !org.sdp4j.transport.SpinPolicy.oversubscribed())) {
-                    // a local connection's spin ends while more threads are runnable than CPUs (below)
-                    org.sdp4j.transport.SpinPolicy.pause(!conn.remote, true);
+                if (now - spinEnd < 0 && (conn.remote || !org.sdp4j.transport.SpinPolicy.oversubscribed(now))) {
+                    // a local connection's spin ends while more threads are runnable than CPUs (below); it has
+                    // just asked, so its turn is the one of a spin that need not give its CPU away
+                    org.sdp4j.transport.SpinPolicy.pause(false, true);
                     continue;
                 }
                 slept = true;
