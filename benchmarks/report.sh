@@ -13,7 +13,7 @@
 #   --java PATH      the JVM for the runner and the measuring JVMs (default $JAVA_HOME/bin/java, else java on PATH)
 #   --out DIR        where the report goes (default benchmarks/target/report)
 #   other options go to org.sdp4j.bench.Report: --configs none,tcp,both,sdp,ucx --groups db,net --rounds N
-#   --iterations N --iteration-ms MS --blocks N --sizes 1,64,1K,64K --perturb 3 --rows N --timeout S (per JMH run)
+#   --iterations N --iteration-ms MS --warmup-ms MS --blocks N --sizes 1,64,1K,64K --perturb 3 --rows N --timeout S (per JMH run)
 #   --fork-jvm-args "-Xms512m -Xmx512m"
 #   after --: system properties for the runner, passed on to the measuring JVMs, e.g. a real Db2:
 #   -- -Djdbc.url=jdbc:db2://host:50000/SAMPLE -Djdbc.user=db2inst1 -Djdbc.password=secret [-Djdbc.securityMechanism=N]
