@@ -96,8 +96,6 @@ public final class CompareTransports {
             Map.entry("ucx-ucxdefaults", List.of("ucx", "-Dsdp4j.ucx.config=")),
             // spins as before the shared spin policy (issue 18): every turn yields, whatever the load
             Map.entry("ucx-yield", List.of("ucx", "-Dsdp4j.spin.policy=false")),
-            // spins on while the CPUs are taken, yielding each turn, until a turn is held off its CPU (then none for 100 ms)
-            Map.entry("ucx-stallyield", List.of("ucx", "-Dsdp4j.spin.contended=yield")),
             // a 100 us busy-poll set explicitly (the default since issue 18's eleventh pass, on 2 CPUs or more)
             Map.entry("ucx-poll100", List.of("ucx", "-Dsdp4j.ucx.poll=100")),
             // no busy-poll at all: what a local connection on fewer than 4 CPUs did from issue 18's third pass on

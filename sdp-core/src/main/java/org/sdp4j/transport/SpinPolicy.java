@@ -52,21 +52,6 @@ public final class SpinPolicy {
      */
     private static final boolean ENABLED = Boolean.parseBoolean(System.getProperty("sdp4j.spin.policy", "true"));
 
-    /**
-     * What a local spin does while the CPUs are taken ({@code sdp4j.spin.contended}): {@code sleep}, the default,
-     * ends it (the waiter sleeps until its data wakes it); {@code yield} goes on, giving the CPU away each turn, until
-     * a turn comes back later than {@link #STALL_NANOS} - the spinner was held off its CPU by a thread that does not
-     * yield - which stops this process's local spins for {@link #BACKOFF_NANOS}. A variant measured side by side
-     * (issue 18, thirteenth pass), not the default.
-     */
-    static final boolean YIELD_CONTENDED = "yield".equals(System.getProperty("sdp4j.spin.contended", "sleep"));
-    /** A local spin's turn that took longer than this ({@code sdp4j.spin.stall}, µs) was held off its CPU. */
-    static final long STALL_NANOS = Props.longProperty("sdp4j.spin.stall", 200, 1, 1_000_000) * 1000L;
-    /** How long local spins stay off after a held-off turn ({@code sdp4j.spin.backoff}, µs). */
-    static final long BACKOFF_NANOS = Props.longProperty("sdp4j.spin.backoff", 100_000, 1, 10_000_000) * 1000L;
-    /** Until when local spins stay off (nanoTime), after a turn held off its CPU ({@link #YIELD_CONTENDED}). */
-    private static volatile long heldOffUntil = System.nanoTime();
-
     /** The sampler stops after this long without a wait asking. */
     static final long IDLE_NANOS = 1_000_000_000L;
     /** When the runnable count was last sampled and last asked for (nanoTime). */
@@ -88,8 +73,8 @@ public final class SpinPolicy {
      * One turn of a spin: gives the CPU away ({@code Thread.yield()}) while more threads are runnable than there are
      * CPUs and {@code peerHere} (the peer runs on this machine's CPUs), else only hints the processor ({@code
      * Thread.onSpinWait()}, no system call). Under {@code -Dsdp4j.spin.policy=false} the turn is what the transport
-     * did before: {@code yieldBefore} (ucx) or not (rsockets). (A local ucx spin asks {@link #localSpin} before each
-     * turn and turns with {@link #localTurn}: by default it ends rather than yields when the CPUs are taken.)
+     * did before: {@code yieldBefore} (ucx) or not (rsockets). (A local ucx spin asks {@link #oversubscribed(long)}
+     * itself before each turn, and ends rather than yields when the CPUs are taken, so its turns pass {@code false}.)
      */
     public static void pause(boolean peerHere, boolean yieldBefore) {
         if (ENABLED ? peerHere && oversubscribed() : yieldBefore) {
@@ -125,36 +110,6 @@ public final class SpinPolicy {
             LockSupport.unpark(SAMPLER);
         }
         return contended;
-    }
-
-    /**
-     * Whether a spin for a peer on this host may take its next turn at {@code now} (nanoTime); {@code last} is when
-     * it took its previous one (0: none yet). By default: while the CPUs are not taken ({@link #oversubscribed}).
-     */
-    public static boolean localSpin(long now, long last) {
-        if (!ENABLED) {
-            return true;
-        }
-        boolean taken = oversubscribed(now);
-        if (!YIELD_CONTENDED) {
-            return !taken;
-        }
-        if (last != 0 && now - last > STALL_NANOS) {
-            heldOffUntil = now + BACKOFF_NANOS; // held off its CPU: whatever ran there did not yield
-        }
-        return now - heldOffUntil >= 0;
-    }
-
-    /**
-     * A turn of a spin {@link #localSpin} let go on: a processor hint, or {@code Thread.yield()} while the CPUs are
-     * taken under {@code sdp4j.spin.contended=yield} (and on every turn under {@code -Dsdp4j.spin.policy=false}).
-     */
-    public static void localTurn() {
-        if (!ENABLED || YIELD_CONTENDED && contended) {
-            Thread.yield();
-        } else {
-            Thread.onSpinWait();
-        }
     }
 
     /** The sampler thread (tests watch it park). */

@@ -270,7 +270,7 @@ final class UcxWait {
             // thread needs, and yielding it does not give it back for long (under two busy JVMs H2 had whole
             // 100 ms iterations at 0.5-2.4 ms a statement; with this, none above 0.12 ms: benchmarks/README.md,
             // issue 18, eleventh pass); asleep, it is woken by its data
-            if (!org.sdp4j.transport.SpinPolicy.localSpin(start, 0)) {
+            if (org.sdp4j.transport.SpinPolicy.oversubscribed()) {
                 spin = 0;
             } else if (SPINNERS.incrementAndGet() <= LOCAL_SPINNERS) {
                 token = true;
@@ -283,7 +283,6 @@ final class UcxWait {
         long tick = FIRST_TICK_NANOS;
         boolean slept = false;
         int busy = 0; // turns in a row, with no progress, that UCX would not let this thread sleep or park
-        long turned = 0; // when this wait's local spin last turned (SpinPolicy.localSpin: was it held off its CPU?)
         try {
             while (!completed(r)) {
                 if (conn.isClosed()) {
@@ -332,17 +331,12 @@ final class UcxWait {
                 if (deadline != 0 && now - deadline >= 0) {
                     throw new SocketTimeoutException("Read timed out");
                 }
-                if (now - spinEnd < 0 && conn.remote) {
-                    org.sdp4j.transport.SpinPolicy.pause(false, true); // the peer needs none of this host's CPUs
+                if (now - spinEnd < 0 && (conn.remote || !org.sdp4j.transport.SpinPolicy.oversubscribed(now))) {
+                    // a local connection's spin ends while more threads are runnable than CPUs (below); it has
+                    // just asked, so its turn is the one of a spin that need not give its CPU away
+                    org.sdp4j.transport.SpinPolicy.pause(false, true);
                     continue;
                 }
-                if (now - spinEnd < 0 && org.sdp4j.transport.SpinPolicy.localSpin(now, turned)) {
-                    // a local connection's spin ends while more threads are runnable than CPUs (SpinPolicy)
-                    turned = now;
-                    org.sdp4j.transport.SpinPolicy.localTurn();
-                    continue;
-                }
-                turned = 0;
                 slept = true;
                 if (token) {
                     token = false;
