@@ -32,6 +32,10 @@ class ReportTest {
         assertEquals("full", f.profile);
         assertEquals(List.of(1, 64), f.sizes, "explicit options win over the profile wherever they stand");
         assertEquals(24, ReportSettings.parse(new String[] {"--full", "--agent", "/a"}).sizes.size());
+        ReportSettings.Settings w = ReportSettings.parse(new String[] {"--warmup-ms", "10000", "--full", "--agent", "/a"});
+        assertEquals(List.of(10000.0, 10000.0, 10000.0), List.of(w.netWarmupMs, w.dbWarmupMs, w.concWarmupMs),
+                "--warmup-ms sets every group's warm-up, over the profile's");
+        assertEquals(500.0, q.dbWarmupMs, "the quick profile's database warm-up stays as it was");
         ReportSettings.Settings p = ReportSettings.parse(new String[] {"--sizes", "4,64", "--perturb", "3", "--configs", "tcp", "--agent", "/a"});
         assertEquals(List.of(4, 61, 64, 67), p.sweepSizes());
         assertEquals(List.of("none", "tcp"), p.configs, "none is always there: the baseline of every ratio");
