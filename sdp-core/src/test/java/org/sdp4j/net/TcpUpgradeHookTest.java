@@ -123,9 +123,8 @@ class TcpUpgradeHookTest {
         claimer.claimed = 1; // a pending upgrade for some other source
         try (SocketChannel c = client(0)) {
             c.connect(new InetSocketAddress(LO, port));
-            long t0 = System.nanoTime();
+            // reaches the application: an accept held back for the pending upgrade fails take's bound (it throws)
             AcceptThreads.Accepted a = threads.take(10_000);
-            assertTrue(System.nanoTime() - t0 < 5_000_000_000L, "accept waited");
             assertEquals("tcp", a.transport().name());
             // the server speaks first and the client's first bytes are all there: nothing was read or written
             JdkNet.outputStream(a.impl()).write("220 ready\r\n".getBytes());
