@@ -59,9 +59,28 @@ want() {
     *" $1 "*) log "$1: skipped (SDP4J_RDMA_SKIP): run by $2"; summary+=("SKIP  $1: run by $2"); skipped=$((skipped + 1)); return 1 ;;
   esac
 }
-record() { # name status seconds detail
+record() { # name status seconds detail [log]
   if [ "$2" = 0 ]; then passed=$((passed + 1)); summary+=("PASS  $1 (${3}s) $4")
-  else failed=$((failed + 1)); summary+=("FAIL  $1 (${3}s, status $2) $4"); fi
+  else failed=$((failed + 1)); summary+=("FAIL  $1 (${3}s, status $2) $4$(crash_cause "$2" "${5:-}")"); fi
+}
+# crash_cause STATUS [LOG] -> for a process killed by a signal (status > 128), "; died of signal N", what the C
+# library or the JVM said last in LOG (glibc's "double free detected", an assertion), and what each hs_err file
+# the step's JVMs left (guest-jvm.sh's -XX:ErrorFile) says: the signal and the problematic frame, the first native
+# frames. The summary is all CI shows of a VM run, and a crash that happens once in twenty runs must be
+# diagnosable from that one run.
+crash_cause() {
+  local f
+  [ "$1" -gt 128 ] 2>/dev/null || return 0
+  printf '; died of signal %d (%s)' "$(($1 - 128))" "$(kill -l $(($1 - 128)) 2>/dev/null)"
+  [ -n "${2:-}" ] && [ -f "$2" ] && printf '; its log ends: %s' "$(sed 's/\x1b\[[0-9;]*m//g' "$2" | grep -a -v '^[│├└╷ #]' \
+    | grep -a . | tail -3 | cut -c1-200 | tr '\n' ';')"
+  for f in "$out"/hs_err_pid*.log; do
+    [ -f "$f" ] && ! grep -qxF "$f" "$out/.hs_err_reported" 2>/dev/null || continue
+    echo "$f" >> "$out/.hs_err_reported"
+    printf '; %s: %s' "${f##*/}" "$(grep -m1 -E '^# +(SIG|Internal Error|Out of Memory|fatal error)' "$f" | sed 's/^# *//')"
+    printf ' | %s' "$(grep -A1 -m1 '^# Problematic frame:' "$f" | tail -1 | sed 's/^# *//')"
+    printf ' | native frames: %s' "$(sed -n '/^Native frames:/,/^$/p' "$f" | sed -n '2,7p' | sed 's/  */ /g' | tr '\n' ';')"
+  done
 }
 # failed LOG -> "; failed: NAME (MESSAGE) ..." for up to 3 failed JUnit tests of a --details=tree log, so that the
 # summary (all CI shows of a failing VM run) names them; empty when none failed
@@ -128,7 +147,7 @@ c1=$(counters); d=$(delta "$c0" "$c1" 2048); drc=$?
 tests=$(grep -Eo '[0-9]+ tests successful' "$out/junit.log" | head -1)
 tfail=$(grep -Eo '[0-9]+ tests failed' "$out/junit.log" | head -1)
 record "a: JUnit RsocketSocketImplTest, RsocketCloseRaceTest, BothListenerTest, RsocketPeerGoneTest, NativeValidationTest ($tests, $tfail)" "$rc" $(( $(date +%s) - t0 )) \
-  "$(failed_tests "$out/junit.log")"
+  "$(failed_tests "$out/junit.log")" "$out/junit.log"
 record "b: RDMA carried the JUnit traffic" "$drc" 0 "$d"
 
 # ---- c1: sdp4j client -> rs_echo (C, rsocket API) ----
@@ -320,7 +339,7 @@ c1=$(counters); d=$(delta "$c0" "$c1" 512); drc=$?
 [ "$rc" = 0 ] && rc=$drc
 tests=$(grep -Eo '[0-9]+ tests successful' "$out/junit-nio.log" | head -1)
 tfail=$(grep -Eo '[0-9]+ tests failed' "$out/junit-nio.log" | head -1)
-record "h: NIO over rsockets + tunables: JUnit RsocketNioTest, RsocketTunablesTest ($tests, $tfail), RDMA carried it" "$rc" $(( $(date +%s) - t0 )) "$d$(failed_tests "$out/junit-nio.log")"
+record "h: NIO over rsockets + tunables: JUnit RsocketNioTest, RsocketTunablesTest ($tests, $tfail), RDMA carried it" "$rc" $(( $(date +%s) - t0 )) "$d$(failed_tests "$out/junit-nio.log")" "$out/junit-nio.log"
 
 # ---- i: the transport contract (sdp-core's org.sdp4j.contract) on rsockets and where rsockets meet TCP ----
 log "i: transport contract: RsocketContractTest, BothServer{Rsocket,Tcp}ClientContractTest on $addr"
@@ -337,7 +356,7 @@ c1=$(counters); d=$(delta "$c0" "$c1" 512); drc=$?
 tests=$(grep -Eo '[0-9]+ tests successful' "$out/junit-contract.log" | head -1)
 tfail=$(grep -Eo '[0-9]+ tests failed' "$out/junit-contract.log" | head -1)
 record "i: transport contract on rsockets ($tests, $tfail), RDMA carried it" "$rc" $(( $(date +%s) - t0 )) \
-  "$d$(failed_tests "$out/junit-contract.log")"
+  "$d$(failed_tests "$out/junit-contract.log")" "$out/junit-contract.log"
 
 # ---- j: many concurrent rsocket connections (issue 13): no crash, no hang, every byte checked ----
 # native/vm-tests/concurrent.sh: an echo server + N platform-thread clients in one JVM, then N clients connecting at
