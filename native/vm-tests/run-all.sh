@@ -43,6 +43,8 @@
 set -uo pipefail
 repo=$(cd "$(dirname "$0")/../.." && pwd)
 out=${SDP4J_OUT:-/tmp/sdp4j-vm-out}
+# glibc reports heap corruption ("double free detected") on the terminal when there is one: on stderr, into the logs
+export LIBC_FATAL_STDERR_=1
 mkdir -p "$out"
 java=${JAVA_HOME:+$JAVA_HOME/bin/}java
 addr=10.9.9.1
