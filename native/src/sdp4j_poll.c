@@ -85,6 +85,67 @@ static int rpoll_timed(struct pollfd *p, nfds_t n, int timeout)
 	return r;
 }
 
+/* rpoll on p[0..n) for at most timeout ms, as a waiter on its rsockets (sdp4j_rslock.c: a data call on one of them
+ * waits until no rpoll holds it). p must have room for two more entries: this thread's kick eventfd, its timer.
+ * A kick alone is not an event: the wait resumes once the data call is done, with what is left of the timeout. */
+#define STACK_REG 8
+static int rpoll_shared(struct pollfd *p, nfds_t n, int timeout)
+{
+	int stack_reg[STACK_REG], *reg = stack_reg, nreg, kick = -1, r = -1, err = 0, kicked, left = timeout;
+	struct timespec t0, t1;
+	nfds_t i;
+
+	if (n > STACK_REG && !(reg = malloc(sizeof *reg * n))) {
+		errno = ENOMEM;
+		return -1;
+	}
+	if (timeout != 0 && (kick = sdp4j_rs_kickfd()) < 0)
+		goto out;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	for (;;) {
+		nreg = sdp4j_rs_wait_begin(p, (int)n, kick, reg);
+		if (nreg < 0) {
+			r = -1;
+			break;
+		}
+		kicked = 0;
+		if (nreg && kick >= 0) {
+			p[n].fd = kick;
+			p[n].events = POLLIN;
+			p[n].revents = 0;
+			r = rpoll_timed(p, n + 1, left);
+			err = errno;
+			if (r > 0 && p[n].revents) {
+				kicked = 1;
+				r--;
+			}
+		} else {
+			r = rpoll_timed(p, n, left);
+			err = errno;
+		}
+		sdp4j_rs_wait_end(reg, nreg, kick);
+		if (kicked)
+			sdp4j_rs_kick_drain(kick);
+		errno = err;
+		if (!kicked || r != 0)
+			break;
+		if (timeout > 0) {
+			clock_gettime(CLOCK_MONOTONIC, &t1);
+			left = timeout - (int)((t1.tv_sec - t0.tv_sec) * 1000 + (t1.tv_nsec - t0.tv_nsec) / 1000000);
+			if (left <= 0) {
+				r = 0;
+				break;
+			}
+		}
+		for (i = 0; i < n; i++)
+			p[i].revents = 0;
+	}
+out:
+	if (reg != stack_reg)
+		free(reg);
+	return r;
+}
+
 JNIEXPORT jint JFN(eventfd)(JNIEnv *env, jclass cls)
 {
 	int fd;
@@ -138,7 +199,7 @@ static int check_wakefd(JNIEnv *env, const char *call, jint wakefd)
  * completion queue in user space; a kernel descriptor in the set would cost a poll(2) per call). */
 JNIEXPORT jint JFN(poll)(JNIEnv *env, jclass cls, jint fd, jint events, jint wakefd, jint timeout)
 {
-	struct pollfd p[3];
+	struct pollfd p[4]; /* the rsocket, the wakeup fd, the kick, the timer */
 	jint res;
 	int n, r;
 
@@ -153,7 +214,7 @@ JNIEXPORT jint JFN(poll)(JNIEnv *env, jclass cls, jint fd, jint events, jint wak
 	p[1].events = POLLIN;
 	p[1].revents = 0;
 	n = wakefd >= 0 ? 2 : 1;
-	r = rpoll_timed(p, (nfds_t)n, timeout);
+	r = rpoll_shared(p, (nfds_t)n, timeout);
 	if (r < 0) {
 		if (errno == EINTR)
 			return 0;
@@ -239,7 +300,7 @@ JNIEXPORT jint JFN(pollListener)(JNIEnv *env, jclass cls, jint fd, jint wakefd, 
 
 static void settle_listeners(struct pollfd *p, const int *idx, int k, int wakefd)
 {
-	struct pollfd q, w = { wakefd, POLLIN, 0 };
+	struct pollfd q[3], w = { wakefd, POLLIN, 0 }; /* q: room for rpoll_shared */
 	struct timespec ts;
 	int i, left, waited = 0, delay = 1;
 
@@ -247,12 +308,13 @@ static void settle_listeners(struct pollfd *p, const int *idx, int k, int wakefd
 		for (i = 0, left = 0; i < k; i++) {
 			if (p[idx[i]].revents & POLLIN)
 				continue;
-			q.fd = p[idx[i]].fd;
-			q.events = p[idx[i]].events;
-			q.revents = 0;
-			R.rpoll(&q, 1, 0); /* timeout 0: safe, see the top of this file */
-			p[idx[i]].revents |= q.revents;
-			left += !(q.revents & POLLIN);
+			q[0].fd = p[idx[i]].fd;
+			q[0].events = p[idx[i]].events;
+			q[0].revents = 0;
+			if (rpoll_shared(q, 1, 0) < 0) /* timeout 0: safe, see the top of this file */
+				q[0].revents = 0;
+			p[idx[i]].revents |= q[0].revents;
+			left += !(q[0].revents & POLLIN);
 		}
 		if (!left || waited >= SETTLE_MAX_MS || (wakefd >= 0 && poll(&w, 1, 0) > 0))
 			break;
@@ -270,12 +332,12 @@ static void settle_listeners(struct pollfd *p, const int *idx, int k, int wakefd
  * is drained when it fired. Returns the number of fds[] entries with events (the wakeup fd not counted).
  * Negative fds are left out of the rpoll set (revents 0, as poll(2) does): librdmacm up to at least v44 indexes
  * its descriptor table with them unchecked (idm_lookup without index >= 0).
- * Set layout: [0, m) the caller's fds, [m, m + k) dups of listeners' channels, the wakeup fd, the timer. */
+ * Set layout: [0, m) the caller's fds, [m, m + k) dups of listeners' channels, the wakeup fd, the kick, the timer. */
 #define STACK_FDS 32
 JNIEXPORT jint JFN(pollMany)(JNIEnv *env, jclass cls, jintArray fds, jshortArray events, jshortArray revents,
 			     jint n, jint wakefd, jint timeout, jboolean settle)
 {
-	struct pollfd stack[2 * STACK_FDS + 2], *p = stack;
+	struct pollfd stack[2 * STACK_FDS + 3], *p = stack; /* + the wakeup fd, the kick, the timer */
 	int stack_map[2 * STACK_FDS], *map = stack_map; /* p[i] is fds[map[i]] (i < m); p[m + j] dups p[map[m + j]] */
 	int lidx[STACK_FDS], *listeners = lidx, nl = 0;
 	jint *jfds;
@@ -298,7 +360,7 @@ JNIEXPORT jint JFN(pollMany)(JNIEnv *env, jclass cls, jintArray fds, jshortArray
 		return -1;
 	}
 	if (n > STACK_FDS) {
-		p = malloc(sizeof *p * (2 * (size_t)n + 2));
+		p = malloc(sizeof *p * (2 * (size_t)n + 3));
 		map = malloc(sizeof *map * 2 * (size_t)n);
 		listeners = malloc(sizeof *listeners * (size_t)n);
 		if (!p || !map || !listeners) {
@@ -343,7 +405,7 @@ JNIEXPORT jint JFN(pollMany)(JNIEnv *env, jclass cls, jintArray fds, jshortArray
 		p[w].revents = 0;
 	}
 
-	r = rpoll_timed(p, (nfds_t)w + (wakefd >= 0), timeout);
+	r = rpoll_shared(p, (nfds_t)w + (wakefd >= 0), timeout);
 	err = errno;
 	for (i = m; i < w; i++) {
 		if (p[i].revents & POLLIN && r >= 0 && !(p[map[i]].revents & POLLIN))

@@ -157,6 +157,17 @@ static int would_block(int err)
 	return err == EAGAIN || err == EWOULDBLOCK;
 }
 
+/* The rsocket to this call alone (sdp4j_rslock.c: librdmacm's accounting is not safe against an rpoll of another
+ * thread), or NULL with the exception thrown. */
+static struct sdp4j_rsl *lock_rs(JNIEnv *env, const char *call, int fd)
+{
+	struct sdp4j_rsl *l = sdp4j_rs_lock(fd);
+
+	if (!l)
+		sdp4j_throw_errno(env, ENOMEM, call, NULL, fd);
+	return l;
+}
+
 #define JFN(name) JNICALL Java_org_sdp4j_rsocket_Native_##name
 
 /* ---- load and probe ---- */
@@ -241,18 +252,27 @@ JNIEXPORT jint JFN(socket)(JNIEnv *env, jclass cls, jboolean ipv6)
 JNIEXPORT void JFN(bind)(JNIEnv *env, jclass cls, jint fd, jbyteArray addr, jint scope, jint port)
 {
 	struct sockaddr_storage ss;
+	struct sdp4j_rsl *l;
 	socklen_t len;
+	int ret, err;
 
 	(void)cls;
 	if (sdp4j_need_rdmacm(env) || sdp4j_check_fd(env, "rbind", fd, FDM(FD_OPEN)) ||
 	    to_sockaddr(env, "rbind", addr, scope, port, &ss, &len))
 		return;
-	if (R.rbind(fd, (struct sockaddr *)&ss, len))
-		sdp4j_throw_errno(env, errno, "rbind", (struct sockaddr *)&ss, fd);
+	if (!(l = lock_rs(env, "rbind", fd)))
+		return;
+	ret = R.rbind(fd, (struct sockaddr *)&ss, len);
+	err = errno;
+	sdp4j_rs_unlock(l);
+	if (ret)
+		sdp4j_throw_errno(env, err, "rbind", (struct sockaddr *)&ss, fd);
 }
 
 JNIEXPORT void JFN(listen)(JNIEnv *env, jclass cls, jint fd, jint backlog)
 {
+	struct sdp4j_rsl *l;
+
 	(void)cls;
 	if (sdp4j_need_rdmacm(env) || sdp4j_check_fd(env, "rlisten", fd, FDM(FD_OPEN) | FDM(FD_LISTEN)))
 		return;
@@ -260,16 +280,22 @@ JNIEXPORT void JFN(listen)(JNIEnv *env, jclass cls, jint fd, jint backlog)
 		return; /* rlisten again changes nothing in librdmacm */
 	if (sdp4j_svc_reserve(env, SDP4J_SVC_LISTEN, "rlisten", NULL, 0))
 		return;
+	if (!(l = lock_rs(env, "rlisten", fd))) {
+		sdp4j_svc_release(SDP4J_SVC_LISTEN);
+		return;
+	}
 	if (R.rlisten(fd, backlog > 0 ? backlog : 50)) {
 		struct sockaddr_storage ss;
 		socklen_t len = sizeof ss;
 		int err = errno;
 
-		sdp4j_svc_release(SDP4J_SVC_LISTEN);
 		R.rgetsockname(fd, (struct sockaddr *)&ss, &len);
+		sdp4j_rs_unlock(l);
+		sdp4j_svc_release(SDP4J_SVC_LISTEN);
 		sdp4j_throw_errno(env, err, "rlisten", (struct sockaddr *)&ss, fd);
 		return;
 	}
+	sdp4j_rs_unlock(l);
 	sdp4j_svc_hold(fd, SDP4J_SVC_LISTEN);
 	sdp4j_fd_set(fd, FD_LISTEN);
 }
@@ -278,8 +304,9 @@ JNIEXPORT void JFN(listen)(JNIEnv *env, jclass cls, jint fd, jint backlog)
 JNIEXPORT jboolean JFN(connect)(JNIEnv *env, jclass cls, jint fd, jbyteArray addr, jint scope, jint port)
 {
 	struct sockaddr_storage ss;
+	struct sdp4j_rsl *l;
 	socklen_t len;
-	int err;
+	int ret, err;
 
 	(void)cls;
 	if (sdp4j_need_rdmacm(env) || sdp4j_check_fd(env, "rconnect", fd, FDM(FD_OPEN)) ||
@@ -288,7 +315,15 @@ JNIEXPORT jboolean JFN(connect)(JNIEnv *env, jclass cls, jint fd, jbyteArray add
 	if (sdp4j_svc_reserve(env, SDP4J_SVC_CONNECT, "rconnect", (struct sockaddr *)&ss, len))
 		return JNI_FALSE;
 	peer_set(fd, (struct sockaddr *)&ss);
-	if (!R.rconnect(fd, (struct sockaddr *)&ss, len)) {
+	if (!(l = lock_rs(env, "rconnect", fd))) {
+		sdp4j_svc_release(SDP4J_SVC_CONNECT);
+		return JNI_FALSE;
+	}
+	ret = R.rconnect(fd, (struct sockaddr *)&ss, len);
+	err = errno;
+	sdp4j_rs_unlock(l);
+	errno = err;
+	if (!ret) {
 		sdp4j_svc_hold(fd, SDP4J_SVC_CONNECT);
 		sdp4j_fd_set(fd, FD_CONNECTED);
 		return JNI_TRUE;
@@ -309,6 +344,7 @@ JNIEXPORT void JFN(finishConnect)(JNIEnv *env, jclass cls, jint fd, jint revents
 				  jint port)
 {
 	struct sockaddr_storage ss;
+	struct sdp4j_rsl *l;
 	socklen_t len, olen;
 	int err = 0;
 
@@ -317,8 +353,11 @@ JNIEXPORT void JFN(finishConnect)(JNIEnv *env, jclass cls, jint fd, jint revents
 	    to_sockaddr(env, "rconnect", addr, scope, port, &ss, &len))
 		return;
 	olen = sizeof err;
+	if (!(l = lock_rs(env, "rconnect", fd)))
+		return;
 	if (R.rgetsockopt(fd, SOL_SOCKET, SO_ERROR, &err, &olen))
 		err = errno;
+	sdp4j_rs_unlock(l);
 	if (!err && (revents & (POLLERR | POLLHUP | POLLNVAL)))
 		err = ECONNABORTED; /* failed without saying why */
 	if (!err && !(revents & POLLOUT)) {
@@ -337,6 +376,7 @@ JNIEXPORT void JFN(finishConnect)(JNIEnv *env, jclass cls, jint fd, jint revents
  * its handshake: its first rrecv/rsend/rpoll finishes that (librdmacm's rs_accepting state). */
 JNIEXPORT jint JFN(accept)(JNIEnv *env, jclass cls, jint fd)
 {
+	struct sdp4j_rsl *l;
 	int nfd, err;
 
 	(void)cls;
@@ -351,6 +391,10 @@ JNIEXPORT jint JFN(accept)(JNIEnv *env, jclass cls, jint fd)
 				      named ? llen : 0))
 			return SDP4J_THROWN;
 	}
+	if (!(l = lock_rs(env, "raccept", fd))) {
+		sdp4j_svc_release(SDP4J_SVC_CONNECT);
+		return SDP4J_THROWN;
+	}
 	nfd = R.raccept(fd, NULL, NULL);
 	if (nfd < 0) {
 		struct sockaddr_storage ss;
@@ -358,12 +402,16 @@ JNIEXPORT jint JFN(accept)(JNIEnv *env, jclass cls, jint fd)
 
 		err = errno;
 		sdp4j_svc_release(SDP4J_SVC_CONNECT);
-		if (would_block(err))
+		if (would_block(err)) {
+			sdp4j_rs_unlock(l);
 			return SDP4J_UNAVAILABLE;
+		}
 		R.rgetsockname(fd, (struct sockaddr *)&ss, &len);
+		sdp4j_rs_unlock(l);
 		sdp4j_throw_errno(env, err, "raccept", (struct sockaddr *)&ss, fd);
 		return SDP4J_THROWN;
 	}
+	sdp4j_rs_unlock(l); /* the new rsocket is this thread's alone until it returns */
 	if (nfd >= SDP4J_FD_MAX) {
 		R.rclose(nfd);
 		sdp4j_svc_release(SDP4J_SVC_CONNECT);
@@ -397,15 +445,20 @@ JNIEXPORT jbyteArray JFN(sockname)(JNIEnv *env, jclass cls, jint fd, jboolean pe
 	jsize n;
 	jbyteArray a;
 	const char *call = peer ? "rgetpeername" : "rgetsockname";
-	int ret;
+	struct sdp4j_rsl *l;
+	int ret, err;
 
 	(void)cls;
 	if (sdp4j_need_rdmacm(env) || sdp4j_check_fd(env, call, fd, FDM_RSOCKET))
 		return NULL;
 	memset(&ss, 0, sizeof ss);
+	if (!(l = lock_rs(env, call, fd)))
+		return NULL;
 	ret = peer ? R.rgetpeername(fd, (struct sockaddr *)&ss, &len) : R.rgetsockname(fd, (struct sockaddr *)&ss, &len);
+	err = errno;
+	sdp4j_rs_unlock(l);
 	if (ret) {
-		sdp4j_throw_errno(env, errno, call, NULL, fd);
+		sdp4j_throw_errno(env, err, call, NULL, fd);
 		return NULL;
 	}
 	if (ss.ss_family == AF_INET) {
@@ -434,6 +487,9 @@ JNIEXPORT jbyteArray JFN(sockname)(JNIEnv *env, jclass cls, jint fd, jboolean pe
 
 JNIEXPORT void JFN(shutdown)(JNIEnv *env, jclass cls, jint fd, jint how)
 {
+	struct sdp4j_rsl *l;
+	int ret, err;
+
 	(void)cls;
 	if (sdp4j_need_rdmacm(env) || sdp4j_check_fd(env, "rshutdown", fd, FDM(FD_CONNECTED)))
 		return;
@@ -441,24 +497,34 @@ JNIEXPORT void JFN(shutdown)(JNIEnv *env, jclass cls, jint fd, jint how)
 		sdp4j_throw(env, SDP4J_IAE, "rshutdown fd %d: bad 'how' %d", (int)fd, (int)how);
 		return;
 	}
-	if (R.rshutdown(fd, how))
-		throw_data_errno(env, errno, "rshutdown", fd);
+	if (!(l = lock_rs(env, "rshutdown", fd)))
+		return;
+	ret = R.rshutdown(fd, how);
+	err = errno;
+	sdp4j_rs_unlock(l);
+	if (ret)
+		throw_data_errno(env, err, "rshutdown", fd);
 }
 
 JNIEXPORT void JFN(close)(JNIEnv *env, jclass cls, jint fd)
 {
-	int ret, slot;
+	struct sdp4j_rsl *l;
+	int ret, slot, err;
 
 	(void)cls;
 	if (sdp4j_need_rdmacm(env) || sdp4j_check_fd(env, "rclose", fd, FDM_RSOCKET))
+		return;
+	if (!(l = lock_rs(env, "rclose", fd)))
 		return;
 	sdp4j_fd_set(fd, FD_NONE); /* before rclose: the number may be reused as soon as it is closed */
 	peer_set(fd, NULL);
 	slot = sdp4j_svc_take(fd);
 	ret = R.rclose(fd);	   /* 0, -1 with errno, or an errno value itself (EBADF) */
+	err = ret > 0 ? ret : errno;
+	sdp4j_rs_unlock(l);	   /* a new rsocket with this number waits for rclose to be over */
 	sdp4j_svc_release(slot);   /* after rclose: it has left the service thread's set */
 	if (ret)
-		sdp4j_throw_errno(env, ret > 0 ? ret : errno, "rclose", NULL, fd);
+		sdp4j_throw_errno(env, err, "rclose", NULL, fd);
 }
 
 /* ---- data ---- */
@@ -517,6 +583,7 @@ static void *direct_addr(JNIEnv *env, const char *call, jobject buf, jint pos, j
 /* n > 0 bytes read, SDP4J_EOF, or SDP4J_UNAVAILABLE (nothing yet: rpoll for POLLIN). */
 JNIEXPORT jint JFN(read)(JNIEnv *env, jclass cls, jint fd, jbyteArray b, jint off, jint len)
 {
+	struct sdp4j_rsl *l;
 	jbyte *p;
 	ssize_t n;
 	int err;
@@ -527,19 +594,26 @@ JNIEXPORT jint JFN(read)(JNIEnv *env, jclass cls, jint fd, jbyteArray b, jint of
 		return SDP4J_THROWN;
 	if (!len)
 		return 0;
-	p = (*env)->GetPrimitiveArrayCritical(env, b, NULL);
-	if (!p)
+	if (!(l = lock_rs(env, "rrecv", fd)))
 		return SDP4J_THROWN;
+	p = (*env)->GetPrimitiveArrayCritical(env, b, NULL); /* after the lock: no wait inside the region */
+	if (!p) {
+		sdp4j_rs_unlock(l);
+		return SDP4J_THROWN;
+	}
 	n = R.rrecv(fd, p + off, (size_t)len, MSG_DONTWAIT);
 	err = errno;
 	(*env)->ReleasePrimitiveArrayCritical(env, b, p, n > 0 ? 0 : JNI_ABORT);
+	sdp4j_rs_unlock(l);
 	return finish_read(env, n, err, "rrecv", fd);
 }
 
 JNIEXPORT jint JFN(readDirect)(JNIEnv *env, jclass cls, jint fd, jobject buf, jint pos, jint len)
 {
+	struct sdp4j_rsl *l;
 	void *p;
 	ssize_t n;
+	int err;
 
 	(void)cls;
 	if (sdp4j_need_rdmacm(env) || sdp4j_check_fd(env, "rrecv", fd, FDM(FD_CONNECTED)))
@@ -549,13 +623,18 @@ JNIEXPORT jint JFN(readDirect)(JNIEnv *env, jclass cls, jint fd, jobject buf, ji
 		return SDP4J_THROWN;
 	if (!len)
 		return 0;
+	if (!(l = lock_rs(env, "rrecv", fd)))
+		return SDP4J_THROWN;
 	n = R.rrecv(fd, p, (size_t)len, MSG_DONTWAIT);
-	return finish_read(env, n, errno, "rrecv", fd);
+	err = errno;
+	sdp4j_rs_unlock(l);
+	return finish_read(env, n, err, "rrecv", fd);
 }
 
 /* n >= 0 bytes sent (a prefix), or SDP4J_UNAVAILABLE (no credits/buffer: rpoll for POLLOUT). */
 JNIEXPORT jint JFN(write)(JNIEnv *env, jclass cls, jint fd, jbyteArray b, jint off, jint len)
 {
+	struct sdp4j_rsl *l;
 	jbyte *p;
 	ssize_t n;
 	int err;
@@ -566,19 +645,26 @@ JNIEXPORT jint JFN(write)(JNIEnv *env, jclass cls, jint fd, jbyteArray b, jint o
 		return SDP4J_THROWN;
 	if (!len)
 		return 0;
-	p = (*env)->GetPrimitiveArrayCritical(env, b, NULL);
-	if (!p)
+	if (!(l = lock_rs(env, "rsend", fd)))
 		return SDP4J_THROWN;
+	p = (*env)->GetPrimitiveArrayCritical(env, b, NULL); /* after the lock: no wait inside the region */
+	if (!p) {
+		sdp4j_rs_unlock(l);
+		return SDP4J_THROWN;
+	}
 	n = R.rsend(fd, p + off, (size_t)len, MSG_DONTWAIT);
 	err = errno;
 	(*env)->ReleasePrimitiveArrayCritical(env, b, p, JNI_ABORT);
+	sdp4j_rs_unlock(l);
 	return finish_write(env, n, err, "rsend", fd);
 }
 
 JNIEXPORT jint JFN(writeDirect)(JNIEnv *env, jclass cls, jint fd, jobject buf, jint pos, jint len)
 {
+	struct sdp4j_rsl *l;
 	void *p;
 	ssize_t n;
+	int err;
 
 	(void)cls;
 	if (sdp4j_need_rdmacm(env) || sdp4j_check_fd(env, "rsend", fd, FDM(FD_CONNECTED)))
@@ -588,8 +674,12 @@ JNIEXPORT jint JFN(writeDirect)(JNIEnv *env, jclass cls, jint fd, jobject buf, j
 		return SDP4J_THROWN;
 	if (!len)
 		return 0;
+	if (!(l = lock_rs(env, "rsend", fd)))
+		return SDP4J_THROWN;
 	n = R.rsend(fd, p, (size_t)len, MSG_DONTWAIT);
-	return finish_write(env, n, errno, "rsend", fd);
+	err = errno;
+	sdp4j_rs_unlock(l);
+	return finish_write(env, n, err, "rsend", fd);
 }
 
 /* rsockets has no FIONREAD: peek (non-blocking) into a scratch buffer. The count is exact up to its size and a
@@ -599,17 +689,23 @@ JNIEXPORT jint JFN(writeDirect)(JNIEnv *env, jclass cls, jint fd, jobject buf, j
 JNIEXPORT jint JFN(available)(JNIEnv *env, jclass cls, jint fd)
 {
 	char scratch[PEEK_MAX];
+	struct sdp4j_rsl *l;
 	ssize_t n;
+	int err;
 
 	(void)cls;
 	if (sdp4j_need_rdmacm(env) || sdp4j_check_fd(env, "rrecv MSG_PEEK", fd, FDM(FD_CONNECTED)))
 		return SDP4J_THROWN;
+	if (!(l = lock_rs(env, "rrecv MSG_PEEK", fd)))
+		return SDP4J_THROWN;
 	n = R.rrecv(fd, scratch, sizeof scratch, MSG_PEEK | MSG_DONTWAIT);
+	err = errno;
+	sdp4j_rs_unlock(l);
 	if (n >= 0)
 		return (jint)n;
-	if (would_block(errno))
+	if (would_block(err))
 		return 0;
-	throw_data_errno(env, errno, "rrecv MSG_PEEK", fd);
+	throw_data_errno(env, err, "rrecv MSG_PEEK", fd);
 	return SDP4J_THROWN;
 }
 
@@ -649,8 +745,9 @@ static int opt_map(jint opt, int *level, int *name, const char **label)
 /* SO_LINGER: value < 0 turns it off, >= 0 on (rsockets keeps on/off only). */
 JNIEXPORT void JFN(setOption)(JNIEnv *env, jclass cls, jint fd, jint opt, jint value)
 {
-	int level, name, v = value;
+	int level, name, v = value, ret, err;
 	const char *label;
+	struct sdp4j_rsl *l;
 	struct linger lg;
 	char call[48];
 	const void *p = &v;
@@ -670,14 +767,20 @@ JNIEXPORT void JFN(setOption)(JNIEnv *env, jclass cls, jint fd, jint opt, jint v
 		len = sizeof lg;
 	}
 	snprintf(call, sizeof call, "rsetsockopt %s", label);
-	if (R.rsetsockopt(fd, level, name, p, len))
-		sdp4j_throw_errno(env, errno, call, NULL, fd);
+	if (!(l = lock_rs(env, call, fd)))
+		return;
+	ret = R.rsetsockopt(fd, level, name, p, len);
+	err = errno;
+	sdp4j_rs_unlock(l);
+	if (ret)
+		sdp4j_throw_errno(env, err, call, NULL, fd);
 }
 
 JNIEXPORT jint JFN(getOption)(JNIEnv *env, jclass cls, jint fd, jint opt)
 {
-	int level, name, v = 0, ret;
+	int level, name, v = 0, ret, err;
 	const char *label;
+	struct sdp4j_rsl *l;
 	struct linger lg;
 	char call[48];
 	socklen_t len;
@@ -690,6 +793,8 @@ JNIEXPORT jint JFN(getOption)(JNIEnv *env, jclass cls, jint fd, jint opt)
 		return -1;
 	}
 	snprintf(call, sizeof call, "rgetsockopt %s", label);
+	if (!(l = lock_rs(env, call, fd)))
+		return -1;
 	if (name == SO_LINGER && level == SOL_SOCKET) {
 		memset(&lg, 0, sizeof lg);
 		len = sizeof lg;
@@ -699,8 +804,10 @@ JNIEXPORT jint JFN(getOption)(JNIEnv *env, jclass cls, jint fd, jint opt)
 		len = sizeof v;
 		ret = R.rgetsockopt(fd, level, name, &v, &len);
 	}
+	err = errno;
+	sdp4j_rs_unlock(l);
 	if (ret) {
-		sdp4j_throw_errno(env, errno, call, NULL, fd);
+		sdp4j_throw_errno(env, err, call, NULL, fd);
 		return -1;
 	}
 	return v;

@@ -133,22 +133,24 @@ jvm=("${guest_jvm[@]}")
 log "a: RsocketSocketImpl and JNI tests over rsockets on $addr"
 c0=$(counters); t0=$(date +%s)
 # RsocketCloseRaceTest, BothListenerTest: 10,000 and 2,000 rounds on the host over the shim; fewer here, where a
-# connection or a listener costs far more; BothListenerTest's rping test runs only here (real RDMA-CM)
+# connection or a listener costs far more; BothListenerTest's rping test runs only here (real RDMA-CM);
+# RsocketDuplexTest: 10 s here (3 on the host), where librdmacm's send accounting meets another thread's rpoll
 # (BothListenerTest installs sdp4j's socket factories: the JDK internals they use, opened as the agent opens them)
 "$java" "${guest_jvm_busy[@]}" --add-exports java.base/sun.nio.ch=ALL-UNNAMED --add-opens java.base/java.net=ALL-UNNAMED \
   -Dsdp4j.test.address=$addr -Dsdp4j.test.blackhole=10.9.9.2 -Dsdp4j.test.raceRounds=300 \
-  -Dsdp4j.test.bothCloseRounds=200 -Dsdp4j.test.rsEcho="$repo/native/build/vm-tests/rs_echo" \
+  -Dsdp4j.test.bothCloseRounds=200 -Dsdp4j.test.duplexSeconds=10 -Dsdp4j.test.rsEcho="$repo/native/build/vm-tests/rs_echo" \
   -Dsdp4j.test.stopCmService="$repo/native/vm-tests/stop-cm-service.py" \
   -jar "$launcher" execute --disable-banner --details=tree --fail-if-no-tests \
   -cp "$cp" --select-class org.sdp4j.rsocket.RsocketSocketImplTest --select-class org.sdp4j.rsocket.RsocketCloseRaceTest \
   --select-class org.sdp4j.rsocket.BothListenerTest --select-class org.sdp4j.rsocket.RsocketPeerGoneTest \
   --select-class org.sdp4j.rsocket.NativeValidationTest --select-class org.sdp4j.rsocket.RsocketPlatformParkTest \
+  --select-class org.sdp4j.rsocket.RsocketDuplexTest \
   --reports-dir "$out/junit" 2>&1 | tee "$out/junit.log"
 rc=${PIPESTATUS[0]}
 c1=$(counters); d=$(delta "$c0" "$c1" 2048); drc=$?
 tests=$(grep -Eo '[0-9]+ tests successful' "$out/junit.log" | head -1)
 tfail=$(grep -Eo '[0-9]+ tests failed' "$out/junit.log" | head -1)
-record "a: JUnit RsocketSocketImplTest, RsocketCloseRaceTest, BothListenerTest, RsocketPeerGoneTest, NativeValidationTest ($tests, $tfail)" "$rc" $(( $(date +%s) - t0 )) \
+record "a: JUnit RsocketSocketImplTest, RsocketCloseRaceTest, BothListenerTest, RsocketPeerGoneTest, NativeValidationTest, RsocketPlatformParkTest, RsocketDuplexTest ($tests, $tfail)" "$rc" $(( $(date +%s) - t0 )) \
   "$(failed_tests "$out/junit.log")" "$out/junit.log"
 record "b: RDMA carried the JUnit traffic" "$drc" 0 "$d"
 
