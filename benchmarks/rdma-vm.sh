@@ -3,7 +3,7 @@
 # benchmark org.sdp4j.bench.RdmaVsRstream (plain java.net.Socket under the agent, "use sdp") interleaved round by
 # round with rstream's own client and server (default busy-poll mode and -T b), ratios sdp4j / rstream.
 #
-# usage: benchmarks/rdma-vm.sh [--rounds N] [--busypoll N [--no-policy]] [--out DIR] [--timeout S]
+# usage: benchmarks/rdma-vm.sh [--rounds N] [--busypoll N [--no-policy]] [--baseline-native SO] [--out DIR] [--timeout S]
 #   --rounds N    measured rounds (default 8; one more warm-up round is run and dropped)
 #   --out DIR     where the result goes (default benchmarks/target/rdma-vm): summary.md, summary.json, raw.tsv, logs
 #   --timeout S   the VM's overall limit (default 600)
@@ -11,6 +11,8 @@
 #                 busy-poll the rsocket up to N µs before sleeping in rpoll); --spin-us N is an old name for it
 #   --no-policy   with --busypoll: a third JVM spins as before the shared waiting policy (-Dsdp4j.spin.policy=false),
 #                 so the policy's effect on the ratios is read side by side (issue 18)
+#   --baseline-native SO  one more sdp4j JVM loads this libsdp4j.so (-Dsdp4j.native.path) instead of the build's:
+#                 a native change read side by side against the library before it (build the old one from git)
 #   finer knobs (environment, passed into the guest): SDP4J_BENCH_LAT_ITERS, SDP4J_BENCH_BW_ITERS, SDP4J_BENCH_JMH,
 #   SDP4J_BENCH_COUNT (see native/vm-tests/bench-rdma.sh)
 # About 3-5 minutes on an idle 2-core host, boot included (the VM runs under TCG: ABSOLUTE NUMBERS ARE MEANINGLESS,
@@ -28,6 +30,7 @@ while [ $# -gt 0 ]; do
     --timeout) timeout=$2; shift 2 ;;
     --busypoll|--spin-us) export SDP4J_BENCH_BUSYPOLL_US=$2; shift 2 ;;
     --no-policy) export SDP4J_BENCH_NOPOLICY=1; shift ;;
+    --baseline-native) export SDP4J_BENCH_BASELINE_NATIVE=$(realpath "$2"); shift 2 ;;
     -h|--help) sed -n '2,/^set -euo/p' "${BASH_SOURCE[0]}" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
     *) echo "rdma-vm.sh: unknown argument $1 (--help)" >&2; exit 2 ;;
   esac

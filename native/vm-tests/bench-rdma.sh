@@ -27,7 +27,9 @@
 # warm-up iterations, ms, measured iterations, ms per sdp4j run), SDP4J_BENCH_COUNT (messages per exchange, 32),
 # SDP4J_BENCH_BUSYPOLL_US (unset: no sdp4j-busypoll variant), SDP4J_BENCH_NOPOLICY=1 (with a busypoll: a third
 # JVM, "sdp4j-busypoll-nopolicy", spins as before the shared waiting policy, -Dsdp4j.spin.policy=false: issue 18's
-# check that the policy makes no ratio worse).
+# check that the policy makes no ratio worse), SDP4J_BENCH_BASELINE_NATIVE=PATH (one more JVM, "sdp4j-baseline",
+# loads that libsdp4j.so instead of the build's: a native change's effect read side by side, e.g. the rsocket
+# lock of sdp4j_rslock.c against the library before it).
 # Output: $SDP4J_OUT/bench/ (raw.tsv, summary.md, summary.json, sdp4j*.log and sdp4j*-jmh.json per measuring JVM,
 # rstream-*.log).
 set -uo pipefail
@@ -69,6 +71,10 @@ printf '%s\n' 'log min-level 7 destination stderr' "use sdp server * $addr:*" "u
 variants=(sdp4j)
 [ -n "${SDP4J_BENCH_BUSYPOLL_US:-}" ] && variants+=(sdp4j-busypoll)
 [ -n "${SDP4J_BENCH_BUSYPOLL_US:-}" ] && [ "${SDP4J_BENCH_NOPOLICY:-0}" = 1 ] && variants+=(sdp4j-busypoll-nopolicy)
+if [ -n "${SDP4J_BENCH_BASELINE_NATIVE:-}" ]; then
+  [ -f "$SDP4J_BENCH_BASELINE_NATIVE" ] || die "SDP4J_BENCH_BASELINE_NATIVE: no file $SDP4J_BENCH_BASELINE_NATIVE"
+  variants+=(sdp4j-baseline)
+fi
 fifos=$(mktemp -d)
 declare -A jin jout jpid
 for v in "${variants[@]}"; do
@@ -76,7 +82,9 @@ for v in "${variants[@]}"; do
   rm -f "$out/$v.log"
   case $v in sdp4j-busypoll*) busypoll=$SDP4J_BENCH_BUSYPOLL_US ;; *) busypoll=0 ;; esac
   case $v in *-nopolicy) policy=false ;; *) policy=true ;; esac
-  "$java" -XX:+UseSerialGC -Xms256m -Xmx256m -Djava.net.preferIPv4Stack=true -Dsdp4j.rsocket.busypoll="$busypoll" \
+  native=()
+  [ "$v" = sdp4j-baseline ] && native=(-Dsdp4j.native.path="$SDP4J_BENCH_BASELINE_NATIVE")
+  "$java" "${native[@]}" -XX:+UseSerialGC -Xms256m -Xmx256m -Djava.net.preferIPv4Stack=true -Dsdp4j.rsocket.busypoll="$busypoll" \
     -Dsdp4j.spin.policy=$policy \
     -javaagent:"$agent"=conf="$out/libsdp.conf" -Dsdp4j.bench.host=$addr \
     -cp "$jar" org.sdp4j.bench.BenchServer --json "$out/$v-jmh.json" --log "$out/$v.log" \
@@ -186,7 +194,7 @@ awk -F'\t' -v rounds="$rounds" -v count="$count" -v bw="$size_bw" -v secs="$secs
   }
   function mbit(us) { return 2 * count * bw * 8 / us }
   function val(t, impl) { return t == "lat" ? sprintf("%.1f µs", gm(t, impl)) : sprintf("%.1f Mbit/s", mbit(gm(t, impl))) }
-  function name(a) { return a == "sdp4j" ? "sdp4j" : "sdp4j, -Dsdp4j.rsocket.busypoll=" busypoll (a ~ /-nopolicy$/ ? " -Dsdp4j.spin.policy=false" : "") }
+  function name(a) { return a == "sdp4j" ? "sdp4j" : a == "sdp4j-baseline" ? "sdp4j, baseline libsdp4j.so" : "sdp4j, -Dsdp4j.rsocket.busypoll=" busypoll (a ~ /-nopolicy$/ ? " -Dsdp4j.spin.policy=false" : "") }
   END {
     nv = split(variants, vs, " "); nrefs = split("rstream rstream-b", refs, " ")
     split("lat bw", tests, " ")
