@@ -80,15 +80,13 @@ int sdp4j_real_rdmacm(void);
 
 /* sdp4j_rslock.c: one data call at a time per rsocket, rpolls sharing it (see there why). lock: the rsocket's
  * state held alone, NULL with errno ENOMEM; unlock releases it. wait_begin registers the calling thread, whose
- * kick eventfd (sdp4j_rs_kickfd, or -1 for a wait that does not block) must be in its rpoll set, on the rsockets
- * of p[0..n): their numbers go to reg (room for n), the count is returned (-1, errno ENOMEM); wait_end leaves
- * them. A kick that fired is drained by the waiter (kick_drain) before it waits again. */
+ * kick eventfd (or -1 for a wait that does not block) must be in its rpoll set, on the rsockets of p[0..n):
+ * their numbers go to reg (room for n), the count is returned (-1, errno ENOMEM); wait_end leaves them. A kick
+ * that fired is drained by the waiter before it waits again (sdp4j_poll.c's rpoll_shared). */
 struct sdp4j_rsl;
 struct pollfd;
 struct sdp4j_rsl *sdp4j_rs_lock(int fd);
 void sdp4j_rs_unlock(struct sdp4j_rsl *l);
-int sdp4j_rs_kickfd(void);
-void sdp4j_rs_kick_drain(int kick);
 int sdp4j_rs_wait_begin(const struct pollfd *p, int n, int kick, int *reg);
 void sdp4j_rs_wait_end(const int *reg, int nreg, int kick);
 

@@ -24,41 +24,71 @@
 
 /* ---- bounded rpoll ---- */
 
-static pthread_key_t timer_key;
-static pthread_once_t timer_once = PTHREAD_ONCE_INIT;
-static __thread int timer_fd = -1;
+/* Each waiting thread's own descriptors, created on first use and closed when the thread exits: the timer of its
+ * bounded waits, and the eventfd through which a data call kicks it out of rpoll (sdp4j_rslock.c). */
+static pthread_key_t thread_key;
+static pthread_once_t thread_once = PTHREAD_ONCE_INIT;
+static __thread struct thread_fds {
+	int timer, kick; /* + 1: 0 means not created yet */
+} tfds;
 
-static void timer_close(void *p)
+static void thread_fds_close(void *p)
 {
-	close((int)(intptr_t)p - 1);
+	struct thread_fds *t = p;
+
+	if (t->timer)
+		close(t->timer - 1);
+	if (t->kick)
+		close(t->kick - 1);
 }
 
-static void timer_key_init(void)
+static void thread_key_init(void)
 {
-	pthread_key_create(&timer_key, timer_close);
+	pthread_key_create(&thread_key, thread_fds_close);
 }
 
-/* This thread's timerfd (created on first use, closed when the thread exits), or -1 with errno. */
-static int thread_timer(void)
+/* *slot's descriptor, made by create() on this thread's first call; -1 with errno when that fails. */
+static int thread_fd(int *slot, int (*create)(void))
 {
-	if (timer_fd >= 0)
-		return timer_fd;
-	pthread_once(&timer_once, timer_key_init);
-	timer_fd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK);
-	if (timer_fd >= 0)
-		pthread_setspecific(timer_key, (void *)(intptr_t)(timer_fd + 1));
-	return timer_fd;
+	int fd;
+
+	if (*slot)
+		return *slot - 1;
+	pthread_once(&thread_once, thread_key_init);
+	fd = create();
+	if (fd < 0)
+		return -1;
+	*slot = fd + 1;
+	pthread_setspecific(thread_key, &tfds);
+	return fd;
+}
+
+static int new_timer(void)
+{
+	return timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK);
+}
+
+static int new_kick(void)
+{
+	return eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+}
+
+/* Reads a non-blocking counter descriptor (eventfd, timerfd) until it is empty. */
+static void drain(int fd)
+{
+	uint64_t n;
+
+	while (read(fd, &n, sizeof n) > 0)
+		;
 }
 
 static void timer_set(int fd, int ms)
 {
 	struct itimerspec its = { { 0, 0 }, { ms / 1000, (long)(ms % 1000) * 1000000L } };
-	uint64_t n;
 
 	timerfd_settime(fd, 0, &its, NULL); /* ms == 0 disarms */
 	if (!ms)
-		while (read(fd, &n, sizeof n) > 0) /* a stale expiry */
-			;
+		drain(fd); /* a stale expiry */
 }
 
 /* rpoll on p[0..n) for at most timeout ms (-1: no limit). p must have room for one more entry. Returns as rpoll
@@ -69,7 +99,7 @@ static int rpoll_timed(struct pollfd *p, nfds_t n, int timeout)
 
 	if (timeout <= 0)
 		return R.rpoll(p, n, timeout < 0 ? -1 : 0);
-	tfd = thread_timer();
+	tfd = thread_fd(&tfds.timer, new_timer);
 	if (tfd < 0)
 		return -1;
 	timer_set(tfd, timeout);
@@ -92,16 +122,17 @@ static int rpoll_timed(struct pollfd *p, nfds_t n, int timeout)
 static int rpoll_shared(struct pollfd *p, nfds_t n, int timeout)
 {
 	int stack_reg[STACK_REG], *reg = stack_reg, nreg, kick = -1, r = -1, err = 0, kicked, left = timeout;
-	struct timespec t0, t1;
+	struct timespec t0 = { 0, 0 }, t1;
 	nfds_t i;
 
 	if (n > STACK_REG && !(reg = malloc(sizeof *reg * n))) {
 		errno = ENOMEM;
 		return -1;
 	}
-	if (timeout != 0 && (kick = sdp4j_rs_kickfd()) < 0)
+	if (timeout != 0 && (kick = thread_fd(&tfds.kick, new_kick)) < 0)
 		goto out;
-	clock_gettime(CLOCK_MONOTONIC, &t0);
+	if (timeout > 0)
+		clock_gettime(CLOCK_MONOTONIC, &t0);
 	for (;;) {
 		nreg = sdp4j_rs_wait_begin(p, (int)n, kick, reg);
 		if (nreg < 0) {
@@ -125,7 +156,7 @@ static int rpoll_shared(struct pollfd *p, nfds_t n, int timeout)
 		}
 		sdp4j_rs_wait_end(reg, nreg, kick);
 		if (kicked)
-			sdp4j_rs_kick_drain(kick);
+			drain(kick);
 		errno = err;
 		if (!kicked || r != 0)
 			break;
@@ -343,7 +374,6 @@ JNIEXPORT jint JFN(pollMany)(JNIEnv *env, jclass cls, jintArray fds, jshortArray
 	jint *jfds;
 	jshort *jev, *jrev;
 	int i, m = 0, k = 0, w, r, cnt = 0, err;
-	uint64_t drain;
 
 	(void)cls;
 	if (sdp4j_need_rdmacm(env) || check_wakefd(env, "rpoll", wakefd))
@@ -424,8 +454,7 @@ JNIEXPORT jint JFN(pollMany)(JNIEnv *env, jclass cls, jintArray fds, jshortArray
 	for (i = 0; i < nl && !settle; i++)
 		p[listeners[i]].revents |= POLLIN; /* the caller's accept retries until librdmacm has queued it */
 	if (wakefd >= 0 && p[w].revents)
-		while (read(wakefd, &drain, sizeof drain) > 0)
-			;
+		drain(wakefd);
 	jrev = (*env)->GetShortArrayElements(env, revents, NULL);
 	if (!jrev)
 		goto out;

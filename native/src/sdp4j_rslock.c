@@ -12,7 +12,7 @@
  * So a data call (rsend, rrecv, rshutdown, options, connect, accept, rclose: sdp4j_rs_lock) has the rsocket to
  * itself, and waits (rpoll: sdp4j_rs_wait_begin/end) share it, as librdmacm's multi-threaded rpoll expects: all
  * their completion processing runs under cq_lock. A data call that finds waiters inside rpoll kicks them out
- * (each waiter's rpoll set holds an eventfd of its thread, sdp4j_rs_kickfd) and waits until they have left;
+ * (each waiter's rpoll set holds an eventfd of its thread: sdp4j_poll.c) and waits until they have left;
  * they come back once no data call is pending. A wait with timeout 0 (busy polling) needs no kick: it leaves at
  * once. A waiter takes the rsockets of its set in ascending order, so waits and calls never wait in a circle:
  * a call waits only for waiters registered on its rsocket, which are in rpoll (kicked) or waiting for a higher
@@ -22,7 +22,6 @@
 #include <pthread.h>
 #include <stdint.h>
 #include <stdlib.h>
-#include <sys/eventfd.h>
 #include <unistd.h>
 
 #include "sdp4j.h"
@@ -103,39 +102,6 @@ void sdp4j_rs_unlock(struct sdp4j_rsl *l)
 }
 
 /* ---- waiters ---- */
-
-static pthread_key_t kick_key;
-static pthread_once_t kick_once = PTHREAD_ONCE_INIT;
-static __thread int kick_fd = -1;
-
-static void kick_close(void *p)
-{
-	close((int)(intptr_t)p - 1);
-}
-
-static void kick_key_init(void)
-{
-	pthread_key_create(&kick_key, kick_close);
-}
-
-int sdp4j_rs_kickfd(void)
-{
-	if (kick_fd >= 0)
-		return kick_fd;
-	pthread_once(&kick_once, kick_key_init);
-	kick_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
-	if (kick_fd >= 0)
-		pthread_setspecific(kick_key, (void *)(intptr_t)(kick_fd + 1));
-	return kick_fd;
-}
-
-void sdp4j_rs_kick_drain(int kick)
-{
-	uint64_t n;
-
-	while (read(kick, &n, sizeof n) > 0)
-		;
-}
 
 static int is_rsocket(int fd)
 {
