@@ -40,6 +40,7 @@ public final class JvmLauncher {
     private String agentOptions;
     private boolean withAgent;
     private String classPath = ChildClassPath.get();
+    private final List<String> prefix = new ArrayList<>();
     private final List<String> jvmArgs = new ArrayList<>();
     private final List<String> args = new ArrayList<>();
     private final Map<String, String> env = new LinkedHashMap<>();
@@ -86,6 +87,12 @@ public final class JvmLauncher {
         return this;
     }
 
+    /** A command the JVM is run through, e.g. {@code prlimit --nofile=400 --} (it must exec the JVM: same pid). */
+    public JvmLauncher prefix(String... a) {
+        Collections.addAll(prefix, a);
+        return this;
+    }
+
     public JvmLauncher jvmArg(String... a) {
         Collections.addAll(jvmArgs, a);
         return this;
@@ -107,7 +114,7 @@ public final class JvmLauncher {
     }
 
     public List<String> command() {
-        List<String> cmd = new ArrayList<>();
+        List<String> cmd = new ArrayList<>(prefix);
         cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
         if (withAgent) {
             String opt = agentOptions == null || agentOptions.isEmpty() ? "" : "=" + agentOptions;

@@ -14,6 +14,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 import org.sdp4j.e2e.apps.JdbcWorkloadMain;
+import org.sdp4j.e2e.apps.ManyConnectionsMain;
 import org.sdp4j.e2e.apps.Rows;
 import org.sdp4j.e2e.apps.StreamMain;
 
@@ -29,6 +30,34 @@ class UcxTransportTest {
 
     static final Pattern UCX_LINE = Pattern.compile("sdp4j: ucx connection \\d+ (to|accepted on) 127\\.0\\.0\\.1:(\\d+)"
             + ": UCX shared memory \\(tls=posix,cma,self\\)");
+
+    /**
+     * Through the agent, a JVM with few file descriptors (400, {@code prlimit}) holds its UCX connections and sends
+     * the next ones to TCP, saying why; all 48 echo. A UCX connection end holds about 8 descriptors, a TCP socket 1.
+     * Before, the agent's module did not read {@code jdk.management}: the descriptor budget saw no count and let UCX
+     * take descriptors until the application's own connects and accepts failed ("Too many open files"); sdp-ucx's
+     * own test of the budget runs on the class path, where it worked.
+     */
+    @Test
+    void connectionsBeyondTheDescriptorBudgetGoToTcpThroughTheAgent() {
+        Path conf = E2e.conf(dir, "fd-budget.conf",
+                "log min-level 7 destination stderr",
+                "use ucx server * *:*",
+                "use ucx client * *:*");
+        JvmResult r = JvmLauncher.main("ucx-fd-budget", ManyConnectionsMain.class)
+                .prefix("prlimit", "--nofile=400", "--")
+                .jvmArg("-Dsdp4j.ucx.fdShare=50")
+                .agent("conf=" + conf).args("48").timeout(Duration.ofSeconds(120)).run();
+        r.assertExit(0);
+        assertTrue(r.stdout().contains("ECHOED 48"), r.describe());
+        List<DecisionLog.Decision> clients = r.decisions().where(DecisionLog.Decision::isClient);
+        long onUcx = clients.stream().filter(d -> "ucx".equals(d.transport())).count();
+        List<DecisionLog.Decision> onTcp = clients.stream().filter(d -> "tcp".equals(d.transport())).toList();
+        assertEquals(48, clients.size(), r.decisions().dump());
+        assertTrue(onUcx >= 1 && !onTcp.isEmpty(), () -> "some on UCX, the rest on TCP: " + r.decisions().dump());
+        assertTrue(onTcp.stream().allMatch(d -> d.fallback() != null && d.fallback().contains("file descriptors")),
+                () -> "each TCP one says it was the descriptor budget: " + r.decisions().dump());
+    }
 
     @Test
     void db2DriverRunsTheSeedWorkloadOverUcxBothEndsOnTheAgent() {

@@ -111,8 +111,10 @@ public final class CompareTransports {
             // a platform thread that UCX will not let sleep yields at once (the tenth pass) / goes round 8 times first
             Map.entry("ucx-retry0", List.of("ucx", "-Dsdp4j.ucx.busy.retries=0")),
             Map.entry("ucx-retry8", List.of("ucx", "-Dsdp4j.ucx.busy.retries=8")),
-            // a sleeping waiter's first bound as the watchdog's alarms had it, 1 ms (issue 18: now 10 ms)
+            // a sleeping waiter's first bound as the watchdog's alarms had it, 1 ms (issue 18: now 100 ms)
             Map.entry("ucx-tick1ms", List.of("ucx", "-Dsdp4j.ucx.tick=1000")),
+            // a sleeping waiter's first bound 10 ms, as from issue 18's ninth pass to its fourteenth (now 100 ms)
+            Map.entry("ucx-tick10ms", List.of("ucx", "-Dsdp4j.ucx.tick=10000")),
             // the first bound of 50 us that issue 18's ninth pass replaced with 10 ms
             Map.entry("ucx-tick50", List.of("ucx", "-Dsdp4j.ucx.tick=50")),
             // virtual threads' tick-bounded parks timed (the JDK's unparker), as before the parker's sweep

@@ -37,11 +37,15 @@ final class AgentJarModule implements ModuleFinder {
     private static final String BOOT_DIR = AgentJarModule.class.getPackageName().replace('.', '/') + "/";
     private static final String ISOLATED_UCX = "org.sdp4j.agent.IsolatedUcxTransport";
     private static final String UCX = "org.sdp4j.ucx.UcxTransport";
-    /** Read by sdp4j when the runtime has them: the agent API, and jdk.net's extended socket options. */
     /** The package of sdp4j's JFR events (org.sdp4j.ops), opened to jdk.jfr alone. */
     private static final String JFR_EVENTS = "org.sdp4j.ops";
+    /**
+     * Read by sdp4j when the runtime has them: the agent API, jdk.net's extended socket options, JMX and JFR, and
+     * jdk.management's count of open file descriptors (sdp-ucx's {@code Descriptors}: without it the ucx transport's
+     * descriptor budget saw nothing, and a JVM near its {@code ulimit -n} failed the application's own sockets).
+     */
     private static final List<String> OPTIONAL_REQUIRES = List.of("java.instrument", "jdk.net", "java.management",
-            "jdk.jfr");
+            "jdk.jfr", "jdk.management");
 
     private final URI jar;
     private final ZipFile zip;

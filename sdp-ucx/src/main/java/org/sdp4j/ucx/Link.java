@@ -101,13 +101,13 @@ final class Link extends Controlled {
 
     /**
      * Whether this end may be kept when its connection closes (asked before the KEEP goes out): not beyond the cap,
-     * and only while the process uses under a quarter of its descriptor limit (a kept end holds its worker's, about
-     * 8; an application under a low {@code ulimit -n} must not run out for its own sockets because of them).
+     * and within the descriptor budget ({@link Descriptors#roomToKeep}: a kept end holds its worker's, about 8; an
+     * application under a low {@code ulimit -n} must not run out for its own sockets because of them).
      */
     synchronized boolean keeps() {
         HandshakeServer s = server;
         return MAX_KEPT > 0 && !dead && !hungUp && KEPT.get() < MAX_KEPT && conn != null && !conn.remote
-                && (key != null || s != null && s.isOpen()) && Descriptors.roomToKeep();
+                && (key != null || s != null && s.isOpen()) && Descriptors.roomToKeep(KEPT.get());
     }
 
     /**

@@ -52,14 +52,17 @@ final class UcxWait {
     /**
      * A sleep in the worker never outlasts this (doubling per sleep of one wait, from the first): UCX 1.13 can
      * leave every side of a connection asleep with data still to move (an 8 MiB NIO echo over posix/cma hung so,
-     * one run in ten, each side in ucp_worker_wait), so each sleep is a timed poll on the worker's descriptor. The
-     * first bound is 10 ms ({@code sdp4j.ucx.tick}, µs): a short one is not free. Each sleep arms a timer that is
-     * then the CPU's next, and arming and cancelling it is a hardware timer's reprogramming (on this VM a trap to
-     * the host): with 50 µs, as before, a 64 B ping-pong of platform threads cost 4x TCP's CPU per round trip; with
-     * 10 ms, TCP's (benchmarks/README.md, issue 18, ninth pass). A lost wake-up is rare: sdp-ucx's suites with a 1 s
-     * bound saw one in two million sleeps; it costs this bound.
+     * one run in ten, each side in ucp_worker_wait), so each sleep is a timed poll on the worker's descriptor. A
+     * lost wake-up is rare: sdp-ucx's suites with a 1 s bound saw one in two million sleeps; it costs this bound.
+     * The first bound is 100 ms ({@code sdp4j.ucx.tick}, µs). Every bound that ends on an idle connection is a
+     * wake-up, a progress and an arm for nothing: with 10 ms, 1,000 echo threads idle between bursts of requests
+     * woke three to four times in each 145 ms gap, and 1,000 connections' round trips went 1.34x as fast with 100
+     * ms (benchmarks/README.md, issue 18, fourteenth pass); a database connection idle between requests pays the
+     * same. Shorter was dearer still: each sleep arms a timer that is then the CPU's next, and arming and
+     * cancelling it reprograms a hardware timer (on this VM a trap to the host): with 50 µs, as before the ninth
+     * pass, a 64 B ping-pong of platform threads cost 4x TCP's CPU per round trip.
      */
-    static final long FIRST_TICK_NANOS = org.sdp4j.transport.Props.intProperty("sdp4j.ucx.tick", 10_000, 1) * 1000L;
+    static final long FIRST_TICK_NANOS = org.sdp4j.transport.Props.intProperty("sdp4j.ucx.tick", 100_000, 1) * 1000L;
     /** A thread's nap when UCX will not let it sleep or park (await): short, it waits for a peer's reader to run. */
     private static final long BUSY_NAP_NANOS = 50_000;
     /** Turns in a row a thread yields when UCX will not let it sleep or park, before it naps instead (await). */

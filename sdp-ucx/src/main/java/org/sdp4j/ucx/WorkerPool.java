@@ -93,7 +93,7 @@ final class WorkerPool {
                         return;
                     }
                 }
-                if (!Descriptors.roomToKeep()) {
+                if (!Descriptors.roomToKeep(Link.kept())) {
                     return;
                 }
                 UcpWorker w = create();
