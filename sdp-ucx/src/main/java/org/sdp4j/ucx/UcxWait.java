@@ -56,7 +56,7 @@ final class UcxWait {
      * lost wake-up is rare: sdp-ucx's suites with a 1 s bound saw one in two million sleeps; it costs this bound.
      * The first bound is 100 ms ({@code sdp4j.ucx.tick}, µs). Every bound that ends on an idle connection is a
      * wake-up, a progress and an arm for nothing: with 10 ms, 1,000 echo threads idle between bursts of requests
-     * woke three to four times in each 145 ms gap, and 1,000 connections' round trips went 1.34x as fast with 100
+     * woke three to four times in each 145 ms gap, and 1,000 connections' round trips went 1.3-1.7x as fast with 100
      * ms (benchmarks/README.md, issue 18, fourteenth pass); a database connection idle between requests pays the
      * same. Shorter was dearer still: each sleep arms a timer that is then the CPU's next, and arming and
      * cancelling it reprograms a hardware timer (on this VM a trap to the host): with 50 µs, as before the ninth
