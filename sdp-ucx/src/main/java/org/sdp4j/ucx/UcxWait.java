@@ -252,7 +252,7 @@ final class UcxWait {
 
     /**
      * Waits for {@code r}: busy progress for the poll time, then asleep in the worker until UCX, the watchdog
-     * (end-of-stream, hang-up) or close wakes it, or the sleep's bound (the deadline, or a tick of 10 ms doubling to
+     * (end-of-stream, hang-up) or close wakes it, or the sleep's bound (the deadline, or a tick of 100 ms doubling to
      * 1 s) ends it. Returns false when a read cannot complete: the peer
      * finished or is gone (after a last look for data already on its way).
      *
