@@ -80,7 +80,12 @@ final class Descriptors {
         if ((CALLS.incrementAndGet() & 31) == 0) {
             lastCount = open = OS.getOpenFileDescriptorCount();
         }
-        return open < max / 100 * SHARE;
+        return open < room(max);
+    }
+
+    /** The descriptors UCX may hold: {@link #SHARE} percent of the limit. */
+    private static long room(long max) {
+        return max / 100 * SHARE;
     }
 
     static void settle() {
@@ -96,7 +101,7 @@ final class Descriptors {
             return null;
         }
         long coming = (long) ends * PER_END;
-        long room = max / 100 * SHARE;
+        long room = room(max);
         // counting lists /proc/self/fd: with 16,000 open (a burst of 1,000 connections, both ends in one JVM) a few
         // milliseconds per connect. Every 32nd check counts; the others trust the last count while even 32 more
         // ends (what 31 checks since could have let through) would stay within the room
