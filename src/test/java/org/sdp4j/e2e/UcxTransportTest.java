@@ -55,11 +55,12 @@ class UcxTransportTest {
         List<DecisionLog.Decision> onTcp = clients.stream().filter(d -> "tcp".equals(d.transport())).toList();
         assertEquals(48, clients.size(), r.decisions().dump());
         assertTrue(onUcx >= 1 && !onTcp.isEmpty(), () -> "some on UCX, the rest on TCP: " + r.decisions().dump());
-        // the budget refused on this side (the decision says so) or on the listener's, which logs it and resets the
-        // handshake (the client then says "Connection reset": the reason stays with the listener)
+        // the budget refused on this side (the decision says so) or on the listener's, which logs it and drops the
+        // handshake (the client then says "Connection reset" or "Broken pipe", as the timing falls: the reason stays
+        // with the listener)
         assertTrue(r.stderr().contains("file descriptors open of 600 (ulimit -n)"), r::describe);
         assertTrue(onTcp.stream().allMatch(d -> d.fallback() != null && (d.fallback().contains("file descriptors")
-                || d.fallback().contains("Connection reset"))), () -> "why TCP: " + r.decisions().dump());
+                || d.fallback().contains("ucx connect failed: "))), () -> "why TCP: " + r.decisions().dump());
         assertTrue(!r.stderr().contains("Too many open files") && !r.stdout().contains("FAILED"), r::describe);
     }
 
