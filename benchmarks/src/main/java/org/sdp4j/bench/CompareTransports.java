@@ -94,6 +94,8 @@ public final class CompareTransports {
             // UCX's own shared-memory defaults (a 4 MiB receive pool and a 64-entry FIFO per worker), as before
             // issue 13's sdp4j.ucx.config
             Map.entry("ucx-ucxdefaults", List.of("ucx", "-Dsdp4j.ucx.config=")),
+            // half sdp4j's FIFO and receive-buffer growth: a worker pair makes and unmaps half the shared memory
+            Map.entry("ucx-fifo16", List.of("ucx", "-Dsdp4j.ucx.config=MM_RX_BUFS_GROW=8,MM_FIFO_SIZE=16")),
             // spins as before the shared spin policy (issue 18): every turn yields, whatever the load
             Map.entry("ucx-yield", List.of("ucx", "-Dsdp4j.spin.policy=false")),
             // a 100 us busy-poll set explicitly (the default since issue 18's eleventh pass, on 2 CPUs or more)

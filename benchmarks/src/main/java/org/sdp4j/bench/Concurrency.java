@@ -39,6 +39,8 @@ import org.openjdk.jmh.annotations.Warmup;
  *   <li>{@link #connectBurst}: {@code connections} new threads each connect, do one round trip and close, all at once:
  *       what a pool filling up or a burst of clients costs, connect included; connects per second = connections /
  *       time;</li>
+ *   <li>{@link #connectWorkClose}: the same with 12,800 / N round trips each (issue 18's workload): round trips
+ *       per second, connects included;</li>
  *   <li>{@link #connectClose}: one connect and close, alone: the cost per connection.</li>
  *   <li>{@link #connectExchangeClose}: the same with one 64 B round trip between: the server's side included.</li>
  * </ul>
@@ -90,7 +92,8 @@ public class Concurrency {
         kind = ThreadKind.of(threads);
         address = new InetSocketAddress(DerbyDrdaServer.benchHost(), serverPort(kind, server));
         String b = params.getBenchmark();
-        if (b.endsWith(".connectClose") || b.endsWith(".connectExchangeClose") || b.endsWith(".connectBurst")) {
+        if (b.endsWith(".connectClose") || b.endsWith(".connectExchangeClose") || b.endsWith(".connectBurst")
+                || b.endsWith(".connectWorkClose")) {
             // the connect steps measure connects: the round-trip step's fleet goes before, and what its close set off
             // (ucx: 2N workers destroyed, ~9 s for N = 256) ends before the first iteration. Dropped inside the
             // measured method, the first connect + close took those 9 s and the next ones shared two CPUs with
@@ -183,6 +186,28 @@ public class Concurrency {
     /** {@code connections} threads connect, do one round trip and close, all at once; returns the connections made. */
     @Benchmark
     public int connectBurst() throws Exception {
+        return burst(1);
+    }
+
+    /** Round trips in all of one {@link #connectWorkClose} operation, split over its connections: issue 18's workload. */
+    static final int WORK = 12_800;
+
+    /** Round trips each connection of {@link #connectWorkClose} does: {@link #WORK} / N, at least 1. */
+    public static int workPerConnection(int connections) {
+        return Math.max(1, WORK / connections);
+    }
+
+    /**
+     * Issue 18's "N connections at once, each connecting, doing 12,800/N round trips of 64 B and closing": where
+     * {@link #connectBurst} weighs the connect alone, this weighs it against the work a connection is made for (the
+     * connects of N = 1,000 against 12 round trips each, of N = 16 against 800).
+     */
+    @Benchmark
+    public int connectWorkClose() throws Exception {
+        return burst(workPerConnection(connections));
+    }
+
+    private int burst(int roundTrips) throws Exception {
         checkVirtual(kind);
         dropFleet();
         CountDownLatch done = new CountDownLatch(connections);
@@ -191,7 +216,10 @@ public class Concurrency {
             int id = i;
             kind.start("burst-" + i, () -> {
                 try (Socket s = connect(address)) {
-                    roundTrip(s.getInputStream(), s.getOutputStream(), new byte[SIZE], new byte[SIZE], id, 0);
+                    InputStream in = s.getInputStream();
+                    OutputStream out = s.getOutputStream();
+                    byte[] msg = new byte[SIZE], echo = new byte[SIZE];
+                    for (int k = 0; k < roundTrips; k++) roundTrip(in, out, msg, echo, id, k);
                 } catch (Throwable t) {
                     error.compareAndSet(null, t);
                 } finally {
@@ -199,12 +227,13 @@ public class Concurrency {
                 }
             });
         }
+        String what = "connect burst of " + connections + (roundTrips > 1 ? " with " + roundTrips + " round trips each" : "");
         if (!done.await(TIMEOUT_S, TimeUnit.SECONDS)) {
-            hung(kind, "connect burst of " + connections);
-            throw new TimeoutException("connect burst: " + done.getCount() + " of " + connections + " connections unfinished after "
+            hung(kind, what);
+            throw new TimeoutException(what + ": " + done.getCount() + " of " + connections + " connections unfinished after "
                     + TIMEOUT_S + " s");
         }
-        if (error.get() != null) throw new IOException("connect burst of " + connections + ": " + error.get(), error.get());
+        if (error.get() != null) throw new IOException(what + ": " + error.get(), error.get());
         return connections;
     }
 

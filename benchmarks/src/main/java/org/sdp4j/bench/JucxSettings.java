@@ -15,9 +15,24 @@ final class JucxSettings {
     private JucxSettings() {}
 
     static UcpContext context() {
-        return new UcpContext(new UcpParams().requestStreamFeature().requestWakeupFeature()
-                .setConfig("TLS", "posix,cma,self").setConfig("MM_RX_BUFS_GROW", "16")
-                .setConfig("MM_FIFO_SIZE", "32"));
+        // libucs's constructor installs fatal-signal handlers for SIGSEGV, SIGBUS, SIGFPE and SIGILL, which the JVM
+        // raises on purpose; jucx removes them only later, in its JNI_OnLoad. sdp4j loads libucs with them off
+        // (docs/ucx.md); jucx alone cannot, so a fork without the variable died in between ("Caught signal 11",
+        // JucxConnect on JDK 17, 2026-12-02). The environment is the only place to say it before the load.
+        if (System.getenv("UCX_ERROR_SIGNALS") == null) {
+            throw new IllegalStateException("run the jucx-alone benchmarks with UCX_ERROR_SIGNALS= (empty) in the "
+                    + "environment: e.g. UCX_ERROR_SIGNALS= java -jar benchmarks/target/benchmarks.jar JucxConnect; "
+                    + "otherwise UCX's fatal-signal handlers can kill the JVM (docs/ucx.md)");
+        }
+        UcpParams p = new UcpParams().requestStreamFeature().requestWakeupFeature().setConfig("TLS", "posix,cma,self");
+        // -Dsdp4j.ucx.config=NAME=VALUE,... as sdp4j reads it, to measure another setting with the same benchmark
+        String config = System.getProperty("sdp4j.ucx.config", "MM_RX_BUFS_GROW=16,MM_FIFO_SIZE=32");
+        for (String kv : config.split(",")) {
+            if (kv.isBlank()) continue;
+            int eq = kv.indexOf('=');
+            p.setConfig(kv.substring(0, eq).trim(), kv.substring(eq + 1).trim());
+        }
+        return new UcpContext(p);
     }
 
     static UcpWorker worker(UcpContext context) {

@@ -77,6 +77,10 @@ final class ReportGroups {
                     String p = "connections=" + n + " server=" + s.concServer + " threads=" + k;
                     steps.add(new Step("Concurrency.connectBurst", p, 0, 0, s.burstIterations, s.concMs));
                 }
+                for (int n : s.concN) {
+                    String p = "connections=" + n + " server=" + s.concServer + " threads=" + k;
+                    steps.add(new Step("Concurrency.connectWorkClose", p, 0, 0, s.burstIterations, s.concMs));
+                }
             }
         }
     }
@@ -94,6 +98,11 @@ final class ReportGroups {
             case "Concurrency.connectBurst": {
                 double r = param(s.params, "connections") / sec;
                 return new Quantity("connects per second (connect, 64 B round trip, close)", "/s", true, r, r * rel);
+            }
+            case "Concurrency.connectWorkClose": {
+                int n = param(s.params, "connections");
+                double r = (double) n * Concurrency.workPerConnection(n) / sec;
+                return new Quantity("round trips per second, connects included", "/s", true, r, r * rel);
             }
             case "UcxPerftest.streamLat":
                 return new Quantity("round trip", "us", false, v, e);
@@ -211,6 +220,19 @@ final class ReportGroups {
                 .append("N new threads each connect, do one 64 B round trip and close, all at once (a pool filling up): connects per second.\n\n");
         if (charts.contains("conc-connect.svg")) b.append("![connect bursts](charts/conc-connect.svg)\n\n");
         concTable(b, s, configs, results, "connectBurst");
+        b.append("### Connect, 12,800 / N round trips, close (issue 18's workload)\n\n")
+                .append("N new threads each connect, do 12,800 / N round trips of 64 B (at least 1) and close, all at once: round ")
+                .append("trips per second, the connects' time included.\n\n");
+        concTable(b, s, configs, results, "connectWorkClose");
+        b.append("**UCX against TCP, connects included** (ucx / tcp, paired, ").append(ReportMath.CI).append(" interval; above 1: ucx ")
+                .append("faster):\n\n");
+        for (String k : s.concThreads) {
+            for (int n : s.concN) {
+                Map<String, Series> row = results.getOrDefault(concLabel("connectWorkClose", n, k, s), Map.of());
+                b.append("- ").append(k).append(" threads, N = ").append(n).append(": ").append(verdict(row.get("ucx"), row.get("tcp"))).append('\n');
+            }
+        }
+        b.append('\n');
         b.append("### Connect + close, one connection (with and without a round trip)\n\n");
         b.append("| measurement | ");
         for (Config c : configs) b.append(c.name).append(" | ");

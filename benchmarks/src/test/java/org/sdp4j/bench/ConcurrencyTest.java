@@ -73,6 +73,48 @@ class ConcurrencyTest {
     }
 
     @Test
+    void connectWorkCloseDoesTwelveThousandEightHundredRoundTripsSplitOverItsConnections() throws Exception {
+        assertEquals(12_800, Concurrency.workPerConnection(1));
+        assertEquals(800, Concurrency.workPerConnection(16));
+        assertEquals(12, Concurrency.workPerConnection(1000));
+        assertEquals(1, Concurrency.workPerConnection(20_000), "at least one round trip");
+        // an echo server that counts the messages it echoes: the workload does the round trips it says it does
+        java.util.concurrent.atomic.AtomicLong echoed = new java.util.concurrent.atomic.AtomicLong();
+        try (ServerSocket ss = new ServerSocket(0, 50, DerbyDrdaServer.benchHost())) {
+            Thread t = new Thread(() -> {
+                while (!ss.isClosed()) {
+                    try {
+                        Socket s = ss.accept();
+                        Thread e = new Thread(() -> {
+                            try (s; InputStream in = s.getInputStream(); OutputStream out = s.getOutputStream()) {
+                                byte[] b = new byte[64];
+                                while (in.readNBytes(b, 0, 64) == 64) {
+                                    echoed.incrementAndGet();
+                                    out.write(b);
+                                }
+                            } catch (IOException ignored) {
+                                // the client closed
+                            }
+                        });
+                        e.setDaemon(true);
+                        e.start();
+                    } catch (IOException closed) {
+                        return;
+                    }
+                }
+            });
+            t.setDaemon(true);
+            t.start();
+            Concurrency c = new Concurrency();
+            c.connections = 16;
+            c.kind = ThreadKind.PLATFORM;
+            c.address = new InetSocketAddress(ss.getInetAddress(), ss.getLocalPort());
+            assertEquals(16, c.connectWorkClose());
+            assertEquals(12_800, echoed.get());
+        }
+    }
+
+    @Test
     void threadKinds() throws Exception {
         assertThrows(IllegalArgumentException.class, () -> ThreadKind.of("green"));
         CountDownLatch ran = new CountDownLatch(1);
