@@ -64,6 +64,16 @@ class UcxTransportTest {
         assertTrue(!r.stderr().contains("Too many open files") && !r.stdout().contains("FAILED"), r::describe);
     }
 
+    /** selftest says whether the descriptor budget above can count here (once it silently could not). */
+    @Test
+    void selftestNamesUcxsDescriptorBudget() {
+        JvmResult r = JvmLauncher.jar("ucx-selftest", AgentJar.path()).args("selftest").run();
+        String line = r.stdoutLines().stream().filter(l -> l.startsWith("transport ucx ")).findFirst().orElse(null);
+        assertTrue(line != null, "no 'transport ucx' line\n" + r.describe());
+        assertTrue(line.matches("transport ucx +available: tls=\\S+; descriptor budget \\d+ % of \\d+ \\(ulimit -n\\), \\d+ open")
+                || line.startsWith("transport ucx      unavailable: "), line);
+    }
+
     @Test
     void db2DriverRunsTheSeedWorkloadOverUcxBothEndsOnTheAgent() {
         Path serverConf = E2e.conf(dir, "derby-ucx.conf",

@@ -132,6 +132,12 @@ public final class IsolatedUcxTransport implements Transport {
         return real().newPoller();
     }
 
+    /** The isolated transport's own line for {@code selftest} (its descriptor budget works in its layer or not). */
+    @Override
+    public String describe() {
+        return real != null ? real.describe() : null;
+    }
+
     @Override
     public Set<SocketOption<?>> transportOptions() {
         return real != null ? real.transportOptions() : Set.of();

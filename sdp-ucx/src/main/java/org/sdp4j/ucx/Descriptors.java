@@ -22,13 +22,36 @@ final class Descriptors {
 
     private Descriptors() {}
 
+    /** Why open descriptors cannot be counted here, or null when they can. */
+    private static String blind;
+
     private static com.sun.management.UnixOperatingSystemMXBean os() {
         try {
             OperatingSystemMXBean b = ManagementFactory.getOperatingSystemMXBean();
-            return b instanceof com.sun.management.UnixOperatingSystemMXBean u ? u : null;
+            if (b instanceof com.sun.management.UnixOperatingSystemMXBean u) {
+                return u;
+            }
+            blind = "the platform's OperatingSystemMXBean does not count open descriptors";
         } catch (RuntimeException | LinkageError e) {
-            return null; // no jdk.management: only EMFILE itself then limits UCX
+            // no jdk.management (a runtime or module layer without it): only EMFILE itself then limits UCX
+            blind = "open descriptors cannot be counted (" + e + ")";
         }
+        return null;
+    }
+
+    /**
+     * The budget in one line, for {@code selftest} ({@link UcxTransport#describe}): the guard is silent by design
+     * when it cannot count (the agent's module layer could not, until issue 18's fourteenth pass, and nothing said so).
+     */
+    static String budget() {
+        if (OS == null) {
+            return "descriptor budget OFF: " + blind + "; UCX connections may take every descriptor (ulimit -n)";
+        }
+        long max = OS.getMaxFileDescriptorCount();
+        if (max <= 0 || max == Long.MAX_VALUE) {
+            return "descriptor budget off: no descriptor limit";
+        }
+        return "descriptor budget " + SHARE + " % of " + max + " (ulimit -n), " + OS.getOpenFileDescriptorCount() + " open";
     }
 
     /**

@@ -63,6 +63,12 @@ public final class UcxTransport implements Transport {
         return new UcxPoller();
     }
 
+    /** For {@code selftest}: the shared-memory transports and whether the descriptor budget works here. */
+    @Override
+    public String describe() {
+        return "tls=" + Ucx.transports() + "; " + Descriptors.budget();
+    }
+
     @Override
     public String toString() {
         return "ucx transport (" + (isAvailable() ? "available, tls=" + Ucx.transports()
