@@ -264,14 +264,15 @@ final class SdpServerSocketImpl extends ForwardingSocketImpl {
         if (both != null) {
             both.close();
         }
-        if (q != null) {
-            q.close();
-        }
-        if (d != null) {
-            JdkNet.close(d);
-        }
-        if (q != null) {
-            q.awaitExit(); // the TCP acceptor leaves only now, and with it the port
+        try {
+            if (d != null) {
+                JdkNet.close(d); // first: the queued connections are closed after it (AcceptThreads.close says why)
+            }
+        } finally {
+            if (q != null) {
+                q.close();
+                q.awaitExit(); // the TCP acceptor leaves only now, and with it the port
+            }
         }
     }
 }

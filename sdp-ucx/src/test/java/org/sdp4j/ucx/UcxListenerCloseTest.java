@@ -29,12 +29,16 @@ import org.sdp4j.testing.Growth;
  * closed while clients keep connecting: every client must hear its end (end of stream or a reset) within 5 s, and
  * descriptors stay flat over the rounds.
  *
- * <p><b>On request only</b> ({@code -Dsdp4j.test.listenerCloseStress=true}): about one run in ten (TCP clients
- * only; UCX clients too with {@code -Dsdp4j.test.ucxClients=true}) one client still hears nothing within the bound,
- * which a plain TCP listener never showed in 15 runs; not yet explained
- * (docs/ucx.md, known limits). The bug it was written for (issue 23 item 5: a connection handed over behind the
- * close marker stayed queued for ever) is fixed and tested deterministically by sdp-core's
- * {@code AcceptThreadsCloseTest}; this stress failed 3 of 3 runs before that fix.
+ * <p>It found (one run in five, 12 of 85 runs on 2026-12-02) a client connected to nothing: the listener drained its
+ * queued connections (each client hears end of stream and, in this test as in a refilling pool, reconnects at once)
+ * <em>before</em> closing the kernel's TCP listener, and a reconnect whose handshake ACK raced the listener's close
+ * in the kernel was dropped without a reset (a capture: the client's SYN, the SYN-ACK, the client's ACK, then
+ * nothing). The TCP listener now closes first ({@code SdpServerSocketImpl.close}, {@code AcceptThreads.close}): 110
+ * runs of 110 passed, on JDK 17 and Temurin 25. With UCX clients too ({@code -Dsdp4j.test.ucxClients=true}, on
+ * request) one run in 20 still had a TCP client hear nothing; a connect that races any listener's close in the
+ * kernel can meet the same drop (docs/ucx.md, known limits). The bug it was first written for (issue 23 item 5: a
+ * connection handed over behind the close marker stayed queued for ever) is tested deterministically by sdp-core's
+ * {@code AcceptThreadsCloseTest}. {@code -Dsdp4j.test.listenerCloseStress=false} skips it.
  */
 @Timeout(value = 180, unit = TimeUnit.SECONDS)
 class UcxListenerCloseTest {
@@ -42,7 +46,7 @@ class UcxListenerCloseTest {
     static final int CLIENT_BOUND_MS = 5_000;
     static final int CLIENTS = 4;
     static final int LISTENERS_PER_ROUND = 6;
-    static final boolean ENABLED = Boolean.getBoolean("sdp4j.test.listenerCloseStress");
+    static final boolean ENABLED = !"false".equals(System.getProperty("sdp4j.test.listenerCloseStress"));
     static final boolean UCX_CLIENTS = Boolean.getBoolean("sdp4j.test.ucxClients");
 
     @BeforeAll
@@ -57,8 +61,7 @@ class UcxListenerCloseTest {
 
     @Test
     void connectionsAcceptedWhileTheListenerClosesAreClosedWithIt() throws Exception {
-        org.junit.jupiter.api.Assumptions.assumeTrue(ENABLED, "a stress on request (-Dsdp4j.test.listenerCloseStress="
-                + "true): about one run in ten a client still hears nothing, not yet explained (docs/ucx.md, known limits)");
+        org.junit.jupiter.api.Assumptions.assumeTrue(ENABLED, "-Dsdp4j.test.listenerCloseStress=false");
         ConcurrentLinkedQueue<String> silent = new ConcurrentLinkedQueue<>();
         Map<String, List<Long>> samples = Growth.rounds(3, LISTENERS_PER_ROUND,
                 Map.of("fds", UcxSocketTest::fdCount), i -> listenerLife(silent), r -> UcxSocketTest.quiesce());
@@ -118,9 +121,13 @@ class UcxListenerCloseTest {
             }
             try (ch; Socket s = ch.socket()) {
                 s.setSoTimeout(CLIENT_BOUND_MS);
-                s.getInputStream().read(); // a blocking channel's stream honours SO_TIMEOUT
-            } catch (SocketTimeoutException e) {
-                silent.add("a TCP client on port " + port);
+                try {
+                    s.getInputStream().read(); // a blocking channel's stream honours SO_TIMEOUT
+                } catch (SocketTimeoutException e) {
+                    // while the client is still open: its own socket is in the kernel's view too
+                    silent.add("a TCP client on port " + port + " (" + localPort(ch) + "); the kernel's view of the port:\n"
+                            + sockets(port));
+                }
             } catch (IOException endedByReset) {
                 // heard its end
             }
@@ -135,9 +142,38 @@ class UcxListenerCloseTest {
             s.setSoTimeout(CLIENT_BOUND_MS);
             s.getInputStream().read();
         } catch (SocketTimeoutException e) {
-            silent.add("a UCX client on port " + port);
+            silent.add("a UCX client on port " + port + "; the kernel's view of the port:\n" + sockets(port));
         } catch (IOException endedByReset) {
             // heard its end
         }
+    }
+
+    private static String localPort(SocketChannel ch) {
+        try {
+            return String.valueOf(ch.getLocalAddress());
+        } catch (IOException | RuntimeException e) {
+            return "?";
+        }
+    }
+
+    /**
+     * {@code ss} on the port (both directions, with timers) and the kernel's listen-overflow counters: whether the
+     * silent client's server side ever existed (an accept-queue overflow leaves a client ESTABLISHED against a
+     * request the listener's close drops without a reset), for the open question in docs/ucx.md.
+     */
+    static String sockets(int port) {
+        StringBuilder b = new StringBuilder();
+        for (List<String> cmd : List.of(List.of("ss", "-tanoei", "( sport = :" + port + " or dport = :" + port + " )"),
+                List.of("nstat", "-az", "TcpExtListenOverflows", "TcpExtListenDrops", "TcpExtTCPReqQFullDrop"))) {
+            try {
+                Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
+                String out = new String(p.getInputStream().readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
+                p.waitFor(5, TimeUnit.SECONDS);
+                b.append(String.join(" ", cmd)).append(":\n").append(out);
+            } catch (IOException | InterruptedException e) {
+                b.append(cmd.get(0)).append(": ").append(e).append('\n');
+            }
+        }
+        return b.toString();
     }
 }
