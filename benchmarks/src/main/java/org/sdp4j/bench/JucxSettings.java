@@ -30,6 +30,9 @@ final class JucxSettings {
         for (String kv : config.split(",")) {
             if (kv.isBlank()) continue;
             int eq = kv.indexOf('=');
+            if (eq <= 0) {
+                throw new IllegalArgumentException("-Dsdp4j.ucx.config: '" + kv + "' is not NAME=VALUE");
+            }
             p.setConfig(kv.substring(0, eq).trim(), kv.substring(eq + 1).trim());
         }
         return new UcpContext(p);

@@ -73,13 +73,11 @@ final class ReportGroups {
                                 s.concWarmupMs, s.concIterations, s.concMs));
                     }
                 }
-                for (int n : s.concN) {
-                    String p = "connections=" + n + " server=" + s.concServer + " threads=" + k;
-                    steps.add(new Step("Concurrency.connectBurst", p, 0, 0, s.burstIterations, s.concMs));
-                }
-                for (int n : s.concN) {
-                    String p = "connections=" + n + " server=" + s.concServer + " threads=" + k;
-                    steps.add(new Step("Concurrency.connectWorkClose", p, 0, 0, s.burstIterations, s.concMs));
+                for (String m : List.of("connectBurst", "connectWorkClose")) {
+                    for (int n : s.concN) {
+                        steps.add(new Step("Concurrency." + m, "connections=" + n + " server=" + s.concServer + " threads=" + k, 0, 0,
+                                s.burstIterations, s.concMs));
+                    }
                 }
             }
         }
@@ -209,13 +207,7 @@ final class ReportGroups {
         concTable(b, s, configs, results, "roundTrips");
         markdownWhere(b, s, configs);
         b.append("**UCX against TCP, at every N** (ucx / tcp round trips per second, paired, ").append(ReportMath.CI).append(" interval):\n\n");
-        for (String k : s.concThreads) {
-            for (int n : s.concN) {
-                Map<String, Series> row = results.getOrDefault(concLabel("roundTrips", n, k, s), Map.of());
-                b.append("- ").append(k).append(" threads, N = ").append(n).append(": ").append(verdict(row.get("ucx"), row.get("tcp"))).append('\n');
-            }
-        }
-        b.append('\n');
+        verdicts(b, s, results, "roundTrips");
         b.append("### Connect bursts (connect included)\n\n")
                 .append("N new threads each connect, do one 64 B round trip and close, all at once (a pool filling up): connects per second.\n\n");
         if (charts.contains("conc-connect.svg")) b.append("![connect bursts](charts/conc-connect.svg)\n\n");
@@ -226,13 +218,7 @@ final class ReportGroups {
         concTable(b, s, configs, results, "connectWorkClose");
         b.append("**UCX against TCP, connects included** (ucx / tcp, paired, ").append(ReportMath.CI).append(" interval; above 1: ucx ")
                 .append("faster):\n\n");
-        for (String k : s.concThreads) {
-            for (int n : s.concN) {
-                Map<String, Series> row = results.getOrDefault(concLabel("connectWorkClose", n, k, s), Map.of());
-                b.append("- ").append(k).append(" threads, N = ").append(n).append(": ").append(verdict(row.get("ucx"), row.get("tcp"))).append('\n');
-            }
-        }
-        b.append('\n');
+        verdicts(b, s, results, "connectWorkClose");
         b.append("### Connect + close, one connection (with and without a round trip)\n\n");
         b.append("| measurement | ");
         for (Config c : configs) b.append(c.name).append(" | ");
@@ -335,6 +321,17 @@ final class ReportGroups {
         double[] r = ReportMath.pairedRatio(a, b);
         if (!(r[1] < 10 * r[0])) return String.format(Locale.ROOT, "%.3f (interval > 10x)", r[0]);
         return ReportMarkdown.ratioText(r);
+    }
+
+    /** One verdict line per thread kind and N for {@code bench}, then a blank line. */
+    static void verdicts(StringBuilder b, Settings s, Map<String, Map<String, Series>> results, String bench) {
+        for (String k : s.concThreads) {
+            for (int n : s.concN) {
+                Map<String, Series> row = results.getOrDefault(concLabel(bench, n, k, s), Map.of());
+                b.append("- ").append(k).append(" threads, N = ").append(n).append(": ").append(verdict(row.get("ucx"), row.get("tcp"))).append('\n');
+            }
+        }
+        b.append('\n');
     }
 
     static String verdict(Series ucx, Series tcp) {

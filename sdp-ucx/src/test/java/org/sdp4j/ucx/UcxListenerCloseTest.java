@@ -157,9 +157,10 @@ class UcxListenerCloseTest {
     }
 
     /**
-     * {@code ss} on the port (both directions, with timers) and the kernel's listen-overflow counters: whether the
-     * silent client's server side ever existed (an accept-queue overflow leaves a client ESTABLISHED against a
-     * request the listener's close drops without a reset), for the open question in docs/ucx.md.
+     * {@code ss} on the port (both directions, with timers) and the kernel's listen-overflow counters, for a failure
+     * report: whether the silent client's server side ever existed, and whether an accept-queue overflow (which also
+     * leaves a client ESTABLISHED against nothing) played a part. They found the 2026-12-02 defect (no server socket,
+     * no overflow; see the class comment).
      */
     static String sockets(int port) {
         StringBuilder b = new StringBuilder();
